@@ -1,0 +1,18 @@
+//! The sans-IO protocol core of ppspp, an implementation of the Peer-to-Peer
+//! Streaming Peer Protocol (RFC 7574).
+//!
+//! Nothing in this crate touches sockets, clocks or global randomness: drivers
+//! hand in bytes, time and seeded generators. This layer holds
+//! - [`chunk`]: chunk indices, chunk and byte ranges, the chunk size;
+//! - [`bin`]: bin numbers, the tree addressing of chunks (RFC 7574 §4.2);
+//! - [`hash`]: the Merkle hash functions and hash values (RFC 7574 §7.6).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+pub mod bin;
+pub mod chunk;
+pub mod hash;
+
+pub use bin::Bin;
+pub use chunk::{ByteRange, ChunkIndex, ChunkRange, ChunkSize};
+pub use hash::{Hash, HashFunction};
