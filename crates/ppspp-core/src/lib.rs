@@ -5,13 +5,15 @@
 //! hand in bytes, time and seeded generators. This layer holds
 //! - [`chunk`]: chunk indices, chunk and byte ranges, the chunk size;
 //! - [`bin`]: bin numbers, the tree addressing of chunks (RFC 7574 §4.2);
-//! - [`hash`]: the Merkle hash functions and hash values (RFC 7574 §7.6).
+//! - [`hash`]: the Merkle hash functions and hash values (RFC 7574 §7.6);
+//! - [`wire`]: the datagram and message codec (RFC 7574 §7–§8).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod bin;
 pub mod chunk;
 pub mod hash;
+pub mod wire;
 
 pub use bin::Bin;
 pub use chunk::{ByteRange, ChunkIndex, ChunkRange, ChunkSize};

@@ -1,0 +1,132 @@
+//! A bounds-checked big-endian reader over one datagram.
+//!
+//! Every read either returns a value taken from inside the datagram or a
+//! `Truncated` error carrying the offset; nothing is allocated, so no length
+//! field can make the decoder allocate or read past the datagram.
+
+use super::error::{DecodeError, DecodeErrorKind};
+
+#[derive(Clone, Debug)]
+pub(crate) struct Cursor<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> Cursor<'a> {
+    pub(crate) fn new(buf: &'a [u8], pos: usize) -> Self {
+        Cursor { buf, pos }
+    }
+
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    pub(crate) fn remaining(&self) -> usize {
+        self.buf.len() - self.pos
+    }
+
+    pub(crate) fn is_empty(&self) -> bool {
+        self.pos >= self.buf.len()
+    }
+
+    pub(crate) fn error(&self, kind: DecodeErrorKind) -> DecodeError {
+        DecodeError {
+            offset: self.pos,
+            kind,
+        }
+    }
+
+    pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
+        if n > self.remaining() {
+            return Err(self.error(DecodeErrorKind::Truncated));
+        }
+        let out = &self.buf[self.pos..self.pos + n];
+        self.pos += n;
+        Ok(out)
+    }
+
+    pub(crate) fn rest(&mut self) -> &'a [u8] {
+        let out = &self.buf[self.pos..];
+        self.pos = self.buf.len();
+        out
+    }
+
+    fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
+        let mut out = [0u8; N];
+        out.copy_from_slice(self.bytes(N)?);
+        Ok(out)
+    }
+
+    pub(crate) fn u8(&mut self) -> Result<u8, DecodeError> {
+        Ok(self.array::<1>()?[0])
+    }
+
+    pub(crate) fn u16(&mut self) -> Result<u16, DecodeError> {
+        Ok(u16::from_be_bytes(self.array()?))
+    }
+
+    pub(crate) fn u32(&mut self) -> Result<u32, DecodeError> {
+        Ok(u32::from_be_bytes(self.array()?))
+    }
+
+    pub(crate) fn u64(&mut self) -> Result<u64, DecodeError> {
+        Ok(u64::from_be_bytes(self.array()?))
+    }
+
+    pub(crate) fn u128(&mut self) -> Result<u128, DecodeError> {
+        Ok(u128::from_be_bytes(self.array()?))
+    }
+}
+
+/// The writing counterpart: appends to a caller-provided buffer.
+#[derive(Debug)]
+pub(crate) struct Writer<'b> {
+    buf: &'b mut [u8],
+    pos: usize,
+}
+
+impl<'b> Writer<'b> {
+    pub(crate) fn new(buf: &'b mut [u8]) -> Self {
+        Writer { buf, pos: 0 }
+    }
+
+    pub(crate) fn pos(&self) -> usize {
+        self.pos
+    }
+
+    pub(crate) fn put(&mut self, bytes: &[u8]) -> Result<(), super::EncodeError> {
+        let end = self.pos + bytes.len();
+        if end > self.buf.len() {
+            return Err(super::EncodeError::BufferTooSmall {
+                needed: end,
+                available: self.buf.len(),
+            });
+        }
+        self.buf[self.pos..end].copy_from_slice(bytes);
+        self.pos = end;
+        Ok(())
+    }
+
+    pub(crate) fn u8(&mut self, v: u8) -> Result<(), super::EncodeError> {
+        self.put(&[v])
+    }
+
+    pub(crate) fn u16(&mut self, v: u16) -> Result<(), super::EncodeError> {
+        self.put(&v.to_be_bytes())
+    }
+
+    pub(crate) fn u32(&mut self, v: u32) -> Result<(), super::EncodeError> {
+        self.put(&v.to_be_bytes())
+    }
+
+    pub(crate) fn u64(&mut self, v: u64) -> Result<(), super::EncodeError> {
+        self.put(&v.to_be_bytes())
+    }
+}
+
+impl Writer<'_> {
+    /// Forget everything written after `pos` (to undo a failed message).
+    pub(crate) fn truncate(&mut self, pos: usize) {
+        self.pos = self.pos.min(pos);
+    }
+}

@@ -1,0 +1,150 @@
+//! Datagrams: a destination channel id, then messages (RFC 7574 §8.2–§8.3).
+
+use super::cursor::{Cursor, Writer};
+use super::error::{DecodeError, DecodeErrorKind, EncodeError};
+use super::message::Message;
+use super::{ChannelId, SwarmParams};
+
+/// Split a datagram into its destination channel and a lazy iterator over
+/// its messages, decoded with `params`.
+///
+/// A datagram of only the channel id is a keep-alive (RFC 7574 §8.14) and
+/// yields no messages. The iterator stops after the first malformed message,
+/// which it yields as an error; messages before it were well-formed.
+pub fn decode_datagram(
+    bytes: &[u8],
+    params: SwarmParams,
+) -> Result<(ChannelId, Messages<'_>), DecodeError> {
+    let mut cur = Cursor::new(bytes, 0);
+    let channel = cur.u32().map_err(|_| DecodeError {
+        offset: 0,
+        kind: DecodeErrorKind::NoChannelId,
+    })?;
+    Ok((
+        ChannelId(channel),
+        Messages {
+            cur,
+            params,
+            first: true,
+            failed: false,
+        },
+    ))
+}
+
+/// Iterator over the messages of one datagram.
+///
+/// A HANDSHAKE's options take effect for the messages after it in the same
+/// datagram (see [`SwarmParams::apply`]); [`Messages::params`] tells what is
+/// in force.
+#[derive(Clone, Debug)]
+pub struct Messages<'a> {
+    cur: Cursor<'a>,
+    params: SwarmParams,
+    first: bool,
+    failed: bool,
+}
+
+impl Messages<'_> {
+    /// The parameters in force for the next message.
+    pub fn params(&self) -> &SwarmParams {
+        &self.params
+    }
+}
+
+impl<'a> Iterator for Messages<'a> {
+    type Item = Result<Message<'a>, DecodeError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.failed || self.cur.is_empty() {
+            return None;
+        }
+        let at = self.cur.pos();
+        let first = std::mem::replace(&mut self.first, false);
+        let result = Message::read(&mut self.cur, &self.params).and_then(|m| match m {
+            Message::Handshake { .. } if !first => Err(DecodeError {
+                offset: at,
+                kind: DecodeErrorKind::HandshakeNotFirst,
+            }),
+            Message::Handshake { options, .. } => {
+                self.params.apply(&options);
+                Ok(m)
+            }
+            _ => Ok(m),
+        });
+        self.failed = result.is_err();
+        Some(result)
+    }
+}
+
+impl std::iter::FusedIterator for Messages<'_> {}
+
+/// Builds one datagram in a caller-provided buffer: the destination channel
+/// id, then messages appended one by one.
+#[derive(Debug)]
+pub struct DatagramWriter<'b> {
+    w: Writer<'b>,
+    params: SwarmParams,
+    messages: usize,
+}
+
+impl<'b> DatagramWriter<'b> {
+    /// Start a datagram to `channel` (0 for a channel's first datagram).
+    pub fn new(
+        buf: &'b mut [u8],
+        channel: ChannelId,
+        params: SwarmParams,
+    ) -> Result<Self, EncodeError> {
+        let mut w = Writer::new(buf);
+        w.u32(channel.0)?;
+        Ok(DatagramWriter {
+            w,
+            params,
+            messages: 0,
+        })
+    }
+
+    /// Append a message. A HANDSHAKE must come first, and its options apply
+    /// to the messages after it, as on the decoding side. On error nothing
+    /// of the message stays in the datagram.
+    pub fn push(&mut self, msg: &Message<'_>) -> Result<(), EncodeError> {
+        if let Message::Handshake { options, .. } = msg {
+            if self.messages > 0 {
+                return Err(EncodeError::HandshakeNotFirst);
+            }
+            let mut params = self.params;
+            params.apply(options);
+            self.write(msg)?;
+            self.params = params;
+        } else {
+            self.write(msg)?;
+        }
+        self.messages += 1;
+        Ok(())
+    }
+
+    fn write(&mut self, msg: &Message<'_>) -> Result<(), EncodeError> {
+        let mark = self.w.pos();
+        msg.write(&self.params, &mut self.w)
+            .inspect_err(|_| self.w.truncate(mark))
+    }
+
+    /// Bytes written so far, channel id included.
+    pub fn len(&self) -> usize {
+        self.w.pos()
+    }
+
+    /// Whether no message has been added (a keep-alive if sent as is).
+    pub fn is_empty(&self) -> bool {
+        self.messages == 0
+    }
+
+    /// The parameters in force for the next message.
+    pub fn params(&self) -> &SwarmParams {
+        &self.params
+    }
+
+    /// Finish; returns the datagram's length.
+    pub fn finish(self) -> usize {
+        self.w.pos()
+    }
+}
