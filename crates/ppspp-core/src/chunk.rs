@@ -51,6 +51,7 @@ pub struct ChunkRange {
 impl ChunkRange {
     /// The range `first..=last`, or `None` when it is reversed or reaches past
     /// [`MAX_CHUNK_INDEX`].
+    #[inline]
     pub fn new(first: impl Into<ChunkIndex>, last: impl Into<ChunkIndex>) -> Option<Self> {
         let (first, last) = (first.into(), last.into());
         (first <= last && last.0 <= MAX_CHUNK_INDEX).then_some(ChunkRange { first, last })
@@ -81,6 +82,7 @@ impl ChunkRange {
     }
 
     /// Number of chunks in the range (at least 1, at most 2^63).
+    #[inline]
     pub const fn len(self) -> u64 {
         self.last.0 - self.first.0 + 1
     }

@@ -138,6 +138,7 @@ impl Hash {
     /// # Panics
     /// When `bytes` is longer than [`MAX_HASH_LEN`]; callers size slices from
     /// a [`HashFunction`], never from input.
+    #[inline]
     pub fn from_slice(bytes: &[u8]) -> Hash {
         assert!(
             bytes.len() <= MAX_HASH_LEN,
@@ -160,6 +161,7 @@ impl Hash {
     }
 
     /// The digest bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         &self.bytes[..usize::from(self.len)]
     }

@@ -13,22 +13,27 @@ pub(crate) struct Cursor<'a> {
 }
 
 impl<'a> Cursor<'a> {
+    #[inline]
     pub(crate) fn new(buf: &'a [u8], pos: usize) -> Self {
         Cursor { buf, pos }
     }
 
+    #[inline]
     pub(crate) fn pos(&self) -> usize {
         self.pos
     }
 
+    #[inline]
     pub(crate) fn remaining(&self) -> usize {
         self.buf.len() - self.pos
     }
 
+    #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.pos >= self.buf.len()
     }
 
+    #[inline]
     pub(crate) fn error(&self, kind: DecodeErrorKind) -> DecodeError {
         DecodeError {
             offset: self.pos,
@@ -36,6 +41,7 @@ impl<'a> Cursor<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn bytes(&mut self, n: usize) -> Result<&'a [u8], DecodeError> {
         if n > self.remaining() {
             return Err(self.error(DecodeErrorKind::Truncated));
@@ -45,34 +51,41 @@ impl<'a> Cursor<'a> {
         Ok(out)
     }
 
+    #[inline]
     pub(crate) fn rest(&mut self) -> &'a [u8] {
         let out = &self.buf[self.pos..];
         self.pos = self.buf.len();
         out
     }
 
+    #[inline]
     fn array<const N: usize>(&mut self) -> Result<[u8; N], DecodeError> {
         let mut out = [0u8; N];
         out.copy_from_slice(self.bytes(N)?);
         Ok(out)
     }
 
+    #[inline]
     pub(crate) fn u8(&mut self) -> Result<u8, DecodeError> {
         Ok(self.array::<1>()?[0])
     }
 
+    #[inline]
     pub(crate) fn u16(&mut self) -> Result<u16, DecodeError> {
         Ok(u16::from_be_bytes(self.array()?))
     }
 
+    #[inline]
     pub(crate) fn u32(&mut self) -> Result<u32, DecodeError> {
         Ok(u32::from_be_bytes(self.array()?))
     }
 
+    #[inline]
     pub(crate) fn u64(&mut self) -> Result<u64, DecodeError> {
         Ok(u64::from_be_bytes(self.array()?))
     }
 
+    #[inline]
     pub(crate) fn u128(&mut self) -> Result<u128, DecodeError> {
         Ok(u128::from_be_bytes(self.array()?))
     }
@@ -86,14 +99,17 @@ pub(crate) struct Writer<'b> {
 }
 
 impl<'b> Writer<'b> {
+    #[inline]
     pub(crate) fn new(buf: &'b mut [u8]) -> Self {
         Writer { buf, pos: 0 }
     }
 
+    #[inline]
     pub(crate) fn pos(&self) -> usize {
         self.pos
     }
 
+    #[inline]
     pub(crate) fn put(&mut self, bytes: &[u8]) -> Result<(), super::EncodeError> {
         let end = self.pos + bytes.len();
         if end > self.buf.len() {
@@ -107,18 +123,22 @@ impl<'b> Writer<'b> {
         Ok(())
     }
 
+    #[inline]
     pub(crate) fn u8(&mut self, v: u8) -> Result<(), super::EncodeError> {
         self.put(&[v])
     }
 
+    #[inline]
     pub(crate) fn u16(&mut self, v: u16) -> Result<(), super::EncodeError> {
         self.put(&v.to_be_bytes())
     }
 
+    #[inline]
     pub(crate) fn u32(&mut self, v: u32) -> Result<(), super::EncodeError> {
         self.put(&v.to_be_bytes())
     }
 
+    #[inline]
     pub(crate) fn u64(&mut self, v: u64) -> Result<(), super::EncodeError> {
         self.put(&v.to_be_bytes())
     }
@@ -126,6 +146,7 @@ impl<'b> Writer<'b> {
 
 impl Writer<'_> {
     /// Forget everything written after `pos` (to undo a failed message).
+    #[inline]
     pub(crate) fn truncate(&mut self, pos: usize) {
         self.pos = self.pos.min(pos);
     }

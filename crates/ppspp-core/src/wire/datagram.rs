@@ -54,6 +54,7 @@ impl Messages<'_> {
 impl<'a> Iterator for Messages<'a> {
     type Item = Result<Message<'a>, DecodeError>;
 
+    #[inline]
     fn next(&mut self) -> Option<Self::Item> {
         if self.failed || self.cur.is_empty() {
             return None;
@@ -106,6 +107,7 @@ impl<'b> DatagramWriter<'b> {
     /// Append a message. A HANDSHAKE must come first, and its options apply
     /// to the messages after it, as on the decoding side. On error nothing
     /// of the message stays in the datagram.
+    #[inline]
     pub fn push(&mut self, msg: &Message<'_>) -> Result<(), EncodeError> {
         if let Message::Handshake { options, .. } = msg {
             if self.messages > 0 {
@@ -122,6 +124,7 @@ impl<'b> DatagramWriter<'b> {
         Ok(())
     }
 
+    #[inline]
     fn write(&mut self, msg: &Message<'_>) -> Result<(), EncodeError> {
         let mark = self.w.pos();
         msg.write(&self.params, &mut self.w)

@@ -34,6 +34,7 @@ impl ChunkSpec {
 
     /// How many payload bytes a DATA for this specification carries when
     /// every chunk is `chunk_size` bytes (saturating; `None` for no bin).
+    #[inline]
     pub(crate) fn payload_len(self, chunk_size: u32) -> Option<u64> {
         let chunks = match self {
             ChunkSpec::Bin(b) if b.is_none() => return None,
@@ -44,6 +45,7 @@ impl ChunkSpec {
         Some(chunks.saturating_mul(u64::from(chunk_size)))
     }
 
+    #[inline]
     pub(crate) fn decode(
         cur: &mut Cursor<'_>,
         addressing: ChunkAddressing,
@@ -73,6 +75,7 @@ impl ChunkSpec {
         })
     }
 
+    #[inline]
     pub(crate) fn encode(
         &self,
         w: &mut Writer<'_>,
