@@ -1,1 +1,35 @@
-fn main() {}
+//! `ppspp`: the command-line front of the ppspp node and lab.
+
+mod cmd;
+
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// A Peer-to-Peer Streaming Peer Protocol (RFC 7574) node and lab.
+#[derive(Debug, Parser)]
+#[command(name = "ppspp", version, about, propagate_version = true)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the Merkle root (the swarm id) of a file as lowercase hex.
+    Hash(cmd::hash::HashArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Hash(args) => cmd::hash::run(&args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("ppspp: error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
