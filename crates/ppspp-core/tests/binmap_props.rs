@@ -24,12 +24,15 @@ fn pairs(runs: impl Iterator<Item = ChunkRange>) -> Vec<(u64, u64)> {
 /// One update: set (`true`) or clear `first ..= last`.
 type Op = (bool, u64, u64);
 
+/// Applies `ops`; single chunks at even positions go through the one-chunk
+/// calls, which have their own fast path.
 fn apply(map: &mut Binmap, ops: &[Op]) {
     for &(set, first, last) in ops {
-        if set {
-            map.set(r(first, last));
-        } else {
-            map.clear(r(first, last));
+        match (set, first == last && first % 2 == 0) {
+            (true, false) => map.set(r(first, last)),
+            (false, false) => map.clear(r(first, last)),
+            (true, true) => map.set_chunk(ChunkIndex(first)),
+            (false, true) => map.clear_chunk(ChunkIndex(first)),
         }
     }
 }

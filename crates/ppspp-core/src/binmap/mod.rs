@@ -25,15 +25,16 @@
 //! that lacks one, and an empty or full binmap owns no heap memory.
 
 mod query;
+mod runs;
 #[cfg(test)]
 mod tests;
+mod update;
 
 use std::fmt;
 
-use crate::bin::Bin;
-use crate::chunk::{ChunkIndex, ChunkRange, MAX_CHUNK_INDEX};
+use crate::chunk::{ChunkRange, MAX_CHUNK_INDEX};
 
-pub use query::Runs;
+pub use runs::Runs;
 
 /// Reference to a subtree with no filled chunk (also the empty bitmap word).
 const EMPTY: u64 = 0;
@@ -98,64 +99,6 @@ impl Binmap {
         }
     }
 
-    /// Marks every chunk of `range` as filled.
-    pub fn set(&mut self, range: ChunkRange) {
-        let (lo, hi) = (range.first().0, range.last().0);
-        // The root must cover `hi`: 2^height > hi.
-        let needed = (64 - hi.leading_zeros()).clamp(MIN_HEIGHT, MAX_HEIGHT);
-        while self.height < needed {
-            if self.root != EMPTY {
-                // The old tree becomes the left half; the new right half is empty.
-                let cell = self.alloc([self.root, EMPTY]);
-                self.root = cell;
-            }
-            self.height += 1;
-        }
-        self.root = self.assign(self.root, self.height, 0, lo, hi, FULL);
-        self.normalize_root();
-    }
-
-    /// Marks every chunk of `range` as empty.
-    pub fn clear(&mut self, range: ChunkRange) {
-        let top = span(self.height) - 1;
-        let (lo, hi) = (range.first().0, range.last().0.min(top));
-        if lo > hi {
-            return; // Entirely above the root, where everything is empty.
-        }
-        self.root = self.assign(self.root, self.height, 0, lo, hi, EMPTY);
-        self.normalize_root();
-    }
-
-    /// Marks `chunk` as filled; a no-op past [`MAX_CHUNK_INDEX`], which no
-    /// content can have.
-    pub fn set_chunk(&mut self, chunk: ChunkIndex) {
-        if let Some(range) = ChunkRange::single(chunk) {
-            self.set(range);
-        }
-    }
-
-    /// Marks `chunk` as empty; a no-op past [`MAX_CHUNK_INDEX`].
-    pub fn clear_chunk(&mut self, chunk: ChunkIndex) {
-        if let Some(range) = ChunkRange::single(chunk) {
-            self.clear(range);
-        }
-    }
-
-    /// Marks the chunks under `bin` as filled (the form HAVE messages take,
-    /// RFC 7574 §8.2); a no-op for [`Bin::NONE`].
-    pub fn set_bin(&mut self, bin: Bin) {
-        if let Some(range) = bin.chunks() {
-            self.set(range);
-        }
-    }
-
-    /// Marks the chunks under `bin` as empty; a no-op for [`Bin::NONE`].
-    pub fn clear_bin(&mut self, bin: Bin) {
-        if let Some(range) = bin.chunks() {
-            self.clear(range);
-        }
-    }
-
     /// Number of filled chunks (up to 2^63), in constant time.
     pub const fn count(&self) -> u64 {
         self.count
@@ -175,121 +118,6 @@ impl Binmap {
     #[cfg(test)]
     pub(crate) fn live_cells(&self) -> usize {
         self.cells.len() - self.free_len
-    }
-
-    /// Sets chunks `lo ..= hi` (inside the node) of the subtree `r`, which
-    /// covers `2^k` chunks from `base`, to `fill` ([`EMPTY`] or [`FULL`]);
-    /// returns the subtree's new reference and keeps `count` up to date.
-    fn assign(&mut self, r: u64, k: u32, base: u64, lo: u64, hi: u64, fill: u64) -> u64 {
-        if r == fill {
-            return r;
-        }
-        let end = base + (span(k) - 1);
-        if lo == base && hi == end {
-            // The whole subtree becomes uniform: free it, counting what it held.
-            let had = self.release(r, k);
-            self.count -= had;
-            if fill == FULL {
-                self.count += span(k);
-            }
-            return fill;
-        }
-        if k == WORD_HEIGHT {
-            let mask = word_mask(lo - base, hi - base);
-            let new = if fill == FULL { r | mask } else { r & !mask };
-            self.count = self.count - u64::from(r.count_ones()) + u64::from(new.count_ones());
-            return new;
-        }
-        // Only part of this subtree changes, so it needs a cell of its own;
-        // a uniform subtree is split into two halves of the same value.
-        let idx = if is_uniform(r) {
-            (self.alloc([r, r]) - 1) as usize
-        } else {
-            (r - 1) as usize
-        };
-        let mid = base + span(k - 1);
-        if lo < mid {
-            let child = self.cells[idx][0];
-            let new = self.assign(child, k - 1, base, lo, hi.min(mid - 1), fill);
-            self.cells[idx][0] = new;
-        }
-        if hi >= mid {
-            let child = self.cells[idx][1];
-            let new = self.assign(child, k - 1, mid, lo.max(mid), hi, fill);
-            self.cells[idx][1] = new;
-        }
-        let [left, right] = self.cells[idx];
-        if left == right && is_uniform(left) {
-            // Collapse: keeps the "live cells are mixed" invariant.
-            self.free(idx);
-            left
-        } else {
-            idx as u64 + 1
-        }
-    }
-
-    /// Frees every cell of the subtree `r` (covering `2^k` chunks) and
-    /// returns how many filled chunks it held. Cost is proportional to the
-    /// cells freed, which earlier updates paid to create.
-    fn release(&mut self, r: u64, k: u32) -> u64 {
-        if r == EMPTY {
-            return 0;
-        }
-        if r == FULL {
-            return span(k);
-        }
-        if k == WORD_HEIGHT {
-            return u64::from(r.count_ones());
-        }
-        let idx = (r - 1) as usize;
-        let [left, right] = self.cells[idx];
-        self.free(idx);
-        self.release(left, k - 1) + self.release(right, k - 1)
-    }
-
-    /// Stores `cell` in the arena and returns its reference.
-    fn alloc(&mut self, cell: [u64; 2]) -> u64 {
-        if self.free_head != 0 {
-            let idx = (self.free_head - 1) as usize;
-            self.free_head = self.cells[idx][0];
-            self.free_len -= 1;
-            self.cells[idx] = cell;
-            idx as u64 + 1
-        } else {
-            self.cells.push(cell);
-            self.cells.len() as u64
-        }
-    }
-
-    /// Puts cell `idx` on the free list.
-    fn free(&mut self, idx: usize) {
-        self.cells[idx] = [self.free_head, EMPTY];
-        self.free_head = idx as u64 + 1;
-        self.free_len += 1;
-    }
-
-    /// Lowers the root while its right half is empty, and gives the arena
-    /// back once the whole tree is uniform (then no cell is live).
-    fn normalize_root(&mut self) {
-        while self.height > MIN_HEIGHT && !is_uniform(self.root) {
-            let idx = (self.root - 1) as usize;
-            let [left, right] = self.cells[idx];
-            if right != EMPTY {
-                break;
-            }
-            self.free(idx);
-            self.root = left;
-            self.height -= 1;
-        }
-        if self.root == EMPTY {
-            self.height = MIN_HEIGHT;
-        }
-        if is_uniform(self.root) {
-            debug_assert_eq!(self.cells.len(), self.free_len, "leaked binmap cells");
-            self.cells = Vec::new();
-            self.free_head = 0;
-            self.free_len = 0;
-        }
     }
 }
 

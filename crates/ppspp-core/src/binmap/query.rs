@@ -9,18 +9,17 @@
 //! answer at once where A is full and B empty (libswift's binmap
 //! `find_complement` works the same way), instead of walking chunks.
 
-use std::iter::FusedIterator;
-
+use super::runs::{RunKind, Runs};
 use super::{is_uniform, span, word_mask, Binmap, EMPTY, FULL, WORD_HEIGHT};
 use crate::bin::Bin;
 use crate::chunk::{ChunkIndex, ChunkRange, MAX_CHUNK_INDEX};
 
 /// The binmap paired with single-binmap queries.
-static NOTHING: Binmap = Binmap::new();
+pub(super) static NOTHING: Binmap = Binmap::new();
 
 /// A node of one binmap during a descent that may start above its root.
 #[derive(Clone, Copy, Debug)]
-enum Node {
+pub(super) enum Node {
     /// A subtree reference (a bitmap word at [`WORD_HEIGHT`]).
     Ref(u64),
     /// A node above the binmap's real root: its left half leads down to the
@@ -41,7 +40,7 @@ impl Node {
 
 impl Binmap {
     /// This binmap's root seen from a descent starting at `height ≥ self.height`.
-    fn top(&self, height: u32) -> Node {
+    pub(super) fn top(&self, height: u32) -> Node {
         if height == self.height || self.root == EMPTY {
             Node::Ref(self.root)
         } else {
@@ -50,7 +49,7 @@ impl Binmap {
     }
 
     /// The two halves of `node`, which covers `2^k` chunks with `k > 6`.
-    fn halves(&self, node: Node, k: u32) -> (Node, Node) {
+    pub(super) fn halves(&self, node: Node, k: u32) -> (Node, Node) {
         match node {
             Node::Lifted if k - 1 == self.height => (Node::Ref(self.root), Node::Ref(EMPTY)),
             Node::Lifted => (Node::Lifted, Node::Ref(EMPTY)),
@@ -222,6 +221,19 @@ impl Binmap {
     }
 }
 
+/// The value of `f` over a whole pair of subtrees when it is the same for
+/// every chunk (all zeros or all ones), else `None`. That is the case when
+/// both are uniform, or when one is uniform and `f` then ignores the other's
+/// bits (e.g. A empty or B full for A∖B).
+pub(super) fn verdict<F: Fn(u64, u64) -> u64>(f: F, na: Node, nb: Node) -> Option<u64> {
+    match (na.uniform(), nb.uniform()) {
+        (Some(x), Some(y)) => Some(f(x, y)),
+        (Some(x), None) => Some(f(x, EMPTY)).filter(|&p| p == f(x, FULL)),
+        (None, Some(y)) => Some(f(EMPTY, y)).filter(|&p| p == f(FULL, y)),
+        (None, None) => None,
+    }
+}
+
 /// One simultaneous descent of two binmaps (see the module documentation).
 struct Descent<'a, F> {
     a: &'a Binmap,
@@ -241,16 +253,7 @@ impl<F: Fn(u64, u64) -> u64> Descent<'_, F> {
             return None;
         }
         let f = self.f;
-        // When one side is uniform and the predicate ignores the other side's
-        // bits there (e.g. A empty or B full for A∖B), the whole pair of
-        // subtrees matches everywhere or nowhere.
-        let verdict = match (na.uniform(), nb.uniform()) {
-            (Some(x), Some(y)) => Some(f(x, y)),
-            (Some(x), None) => Some(f(x, EMPTY)).filter(|&p| p == f(x, FULL)),
-            (None, Some(y)) => Some(f(EMPTY, y)).filter(|&p| p == f(FULL, y)),
-            (None, None) => None,
-        };
-        if let Some(p) = verdict {
+        if let Some(p) = verdict(f, na, nb) {
             return (p != 0).then_some(lo);
         }
         if k == WORD_HEIGHT {
@@ -274,70 +277,3 @@ impl<F: Fn(u64, u64) -> u64> Descent<'_, F> {
         None
     }
 }
-
-/// Which runs a [`Runs`] iterator yields.
-#[derive(Clone, Copy, Debug)]
-enum RunKind {
-    /// Filled chunks of `a`.
-    Filled,
-    /// Chunks filled in `a` and empty in `b`.
-    Difference,
-}
-
-/// Iterator over maximal runs of chunks, left to right: see
-/// [`Binmap::filled_runs`] and [`Binmap::difference_runs`].
-///
-/// Each run costs two descents, so listing `n` runs takes about
-/// `n · depth` steps plus, for differences, the cells compared.
-#[derive(Clone, Debug)]
-pub struct Runs<'a> {
-    a: &'a Binmap,
-    b: &'a Binmap,
-    kind: RunKind,
-    /// Where the next run may start; `None` once exhausted.
-    next: Option<u64>,
-    /// The last chunk considered.
-    last: u64,
-}
-
-impl<'a> Runs<'a> {
-    fn new(a: &'a Binmap, b: &'a Binmap, kind: RunKind, first: u64, last: u64) -> Self {
-        Runs {
-            a,
-            b,
-            kind,
-            next: Some(first),
-            last,
-        }
-    }
-
-    /// The first chunk from `from` inside (`inside`) or outside the run set.
-    fn boundary(&self, from: u64, inside: bool) -> Option<u64> {
-        let (a, b, last) = (self.a, self.b, self.last);
-        match (self.kind, inside) {
-            (RunKind::Filled, true) => a.first_where(b, |x, _| x, from, last),
-            (RunKind::Filled, false) => a.first_where(b, |x, _| !x, from, last),
-            (RunKind::Difference, true) => a.first_where(b, |x, y| x & !y, from, last),
-            (RunKind::Difference, false) => a.first_where(b, |x, y| !x | y, from, last),
-        }
-    }
-}
-
-impl Iterator for Runs<'_> {
-    type Item = ChunkRange;
-
-    fn next(&mut self) -> Option<ChunkRange> {
-        let from = self.next.take()?;
-        let start = self.boundary(from, true)?;
-        let end = match self.boundary(start, false) {
-            Some(stop) => {
-                self.next = Some(stop);
-                stop - 1 // stop > start, as chunk `start` is inside.
-            }
-            None => self.last,
-        };
-        ChunkRange::new(start, end)
-    }
-}
-
-impl FusedIterator for Runs<'_> {}

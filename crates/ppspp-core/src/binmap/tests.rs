@@ -1,4 +1,6 @@
 use super::*;
+use crate::bin::Bin;
+use crate::chunk::ChunkIndex;
 
 const MAX: u64 = MAX_CHUNK_INDEX;
 
