@@ -1,7 +1,7 @@
 //! Binmaps: which chunks a peer has (RFC 7574 §4, libswift "binmaps").
 //!
 //! RFC 7574 §4 addresses content as a binary tree over chunks (bins) and
-//! peers announce what they have with HAVE messages naming bins or chunk
+//! peers announce what they have with HAVE messages (§3.2) naming bins or chunk
 //! ranges. Peers therefore need a set of chunks that stays small when it
 //! holds a few long runs, answers "first chunk I have / lack from here" and
 //! "what does this peer have that I lack" quickly, and cannot be blown up by
@@ -77,7 +77,7 @@ const fn span(k: u32) -> u64 {
 }
 
 /// The bits `lo ..= hi` (`lo ≤ hi ≤ 63`) of a 64-chunk bitmap word.
-pub(crate) const fn word_mask(lo: u64, hi: u64) -> u64 {
+const fn word_mask(lo: u64, hi: u64) -> u64 {
     (FULL >> (63 - hi)) & (FULL << lo)
 }
 

@@ -124,7 +124,7 @@ impl Binmap {
     }
 
     /// Whether every chunk under `bin` is filled — e.g. whether its Merkle
-    /// hash can be computed from our own data (RFC 7574 §5.5). False for
+    /// hash can be computed from our own data (RFC 7574 §5). False for
     /// [`Bin::NONE`], which covers no chunk.
     pub fn is_filled_bin(&self, bin: Bin) -> bool {
         bin.chunks().is_some_and(|r| self.is_filled(r))
@@ -150,8 +150,8 @@ impl Binmap {
     }
 
     /// The first chunk at or after `from` that this binmap has and `other`
-    /// lacks: the next chunk worth requesting from a peer whose HAVEs are
-    /// `self` when ours are `other` (RFC 7574 §3.3).
+    /// lacks: the next chunk worth requesting (RFC 7574 §3.7) from a peer
+    /// whose HAVEs are `self` when ours are `other`.
     pub fn first_in_difference(&self, other: &Binmap, from: ChunkIndex) -> Option<ChunkIndex> {
         self.first_where(other, |a, b| a & !b, from.0, MAX_CHUNK_INDEX)
             .map(ChunkIndex)

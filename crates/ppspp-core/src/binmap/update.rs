@@ -50,7 +50,7 @@ impl Binmap {
     }
 
     /// Marks the chunks under `bin` as filled (the form HAVE messages take,
-    /// RFC 7574 §8.2); a no-op for [`Bin::NONE`].
+    /// RFC 7574 §3.2); a no-op for [`Bin::NONE`].
     pub fn set_bin(&mut self, bin: Bin) {
         if let Some(range) = bin.chunks() {
             self.set(range);
