@@ -5,16 +5,19 @@
 //! hand in bytes, time and seeded generators. This layer holds
 //! - [`chunk`]: chunk indices, chunk and byte ranges, the chunk size;
 //! - [`bin`]: bin numbers, the tree addressing of chunks (RFC 7574 §4.2);
+//! - [`binmap`]: sets of chunks as collapsed bin trees, for HAVE bookkeeping (RFC 7574 §4);
 //! - [`hash`]: the Merkle hash functions and hash values (RFC 7574 §7.6);
 //! - [`wire`]: the datagram and message codec (RFC 7574 §7–§8).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod bin;
+pub mod binmap;
 pub mod chunk;
 pub mod hash;
 pub mod wire;
 
 pub use bin::Bin;
+pub use binmap::Binmap;
 pub use chunk::{ByteRange, ChunkIndex, ChunkRange, ChunkSize};
 pub use hash::{Hash, HashFunction};

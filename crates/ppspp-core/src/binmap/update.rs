@@ -1,0 +1,249 @@
+//! Updates: setting and clearing chunk ranges, growing and shrinking the
+//! root, and the cell arena with its free list.
+//!
+//! Every update keeps the tree canonical: a cell whose two halves become the
+//! same uniform value is freed and replaced by that value, and the root is
+//! kept as low as the filled chunks allow. Hence a chunk set has one shape,
+//! searches never enter a subtree lacking what they look for, and memory
+//! follows the number of run boundaries.
+
+use super::{is_uniform, span, word_mask, Binmap};
+use super::{EMPTY, FULL, MAX_HEIGHT, MIN_HEIGHT, WORD_HEIGHT};
+use crate::bin::Bin;
+use crate::chunk::{ChunkIndex, ChunkRange, MAX_CHUNK_INDEX};
+
+impl Binmap {
+    /// Marks every chunk of `range` as filled.
+    pub fn set(&mut self, range: ChunkRange) {
+        let (lo, hi) = (range.first().0, range.last().0);
+        self.grow_to_cover(hi);
+        self.root = self.assign(self.root, self.height, 0, lo, hi, FULL);
+        self.normalize_root();
+    }
+
+    /// Marks every chunk of `range` as empty.
+    pub fn clear(&mut self, range: ChunkRange) {
+        let top = span(self.height) - 1;
+        let (lo, hi) = (range.first().0, range.last().0.min(top));
+        if lo > hi {
+            return; // Entirely above the root, where everything is empty.
+        }
+        self.root = self.assign(self.root, self.height, 0, lo, hi, EMPTY);
+        self.normalize_root();
+    }
+
+    /// Marks `chunk` as filled; a no-op past [`MAX_CHUNK_INDEX`], which no
+    /// content can have.
+    pub fn set_chunk(&mut self, chunk: ChunkIndex) {
+        if chunk.0 <= MAX_CHUNK_INDEX {
+            self.grow_to_cover(chunk.0);
+            self.assign_chunk(chunk.0, FULL);
+        }
+    }
+
+    /// Marks `chunk` as empty; a no-op past [`MAX_CHUNK_INDEX`].
+    pub fn clear_chunk(&mut self, chunk: ChunkIndex) {
+        if chunk.0 < span(self.height) {
+            self.assign_chunk(chunk.0, EMPTY);
+            self.normalize_root();
+        }
+    }
+
+    /// Marks the chunks under `bin` as filled (the form HAVE messages take,
+    /// RFC 7574 §3.2); a no-op for [`Bin::NONE`].
+    pub fn set_bin(&mut self, bin: Bin) {
+        if let Some(range) = bin.chunks() {
+            self.set(range);
+        }
+    }
+
+    /// Marks the chunks under `bin` as empty; a no-op for [`Bin::NONE`].
+    pub fn clear_bin(&mut self, bin: Bin) {
+        if let Some(range) = bin.chunks() {
+            self.clear(range);
+        }
+    }
+
+    /// Raises the root until it covers chunk `hi` (`2^height > hi`).
+    fn grow_to_cover(&mut self, hi: u64) {
+        let needed = (64 - hi.leading_zeros()).clamp(MIN_HEIGHT, MAX_HEIGHT);
+        while self.height < needed {
+            if self.root != EMPTY {
+                // The old tree becomes the left half; the new right half is empty.
+                self.root = self.alloc([self.root, EMPTY]);
+            }
+            self.height += 1;
+        }
+    }
+
+    /// Sets chunk `c` (below `2^height`) to `fill`: the one-chunk case of
+    /// [`Binmap::assign`], the update made for every chunk received, done
+    /// as a loop down to the word and back up only as far as cells collapse.
+    fn assign_chunk(&mut self, c: u64, fill: u64) {
+        // Cells on the way down, root first: at most 63 − 6 of them.
+        let mut path = [0usize; (MAX_HEIGHT - WORD_HEIGHT) as usize];
+        let mut depth = 0usize;
+        let (mut r, mut k) = (self.root, self.height);
+        while k > WORD_HEIGHT {
+            if r == fill {
+                return; // Already uniformly `fill` around `c`.
+            }
+            let idx = if is_uniform(r) {
+                // Split a uniform subtree; link the new cell into its parent.
+                let new = self.alloc([r, r]);
+                match depth.checked_sub(1) {
+                    Some(up) => self.cells[path[up]][((c >> k) & 1) as usize] = new,
+                    None => self.root = new,
+                }
+                (new - 1) as usize
+            } else {
+                (r - 1) as usize
+            };
+            path[depth] = idx;
+            depth += 1;
+            k -= 1;
+            r = self.cells[idx][((c >> k) & 1) as usize];
+        }
+        let bit = 1u64 << (c & 63);
+        let mut value = if fill == FULL { r | bit } else { r & !bit };
+        if value == r {
+            return;
+        }
+        if fill == FULL {
+            self.count += 1;
+        } else {
+            self.count -= 1;
+        }
+        // Store the new word, then collapse cells upward while they turn uniform.
+        while let Some(up) = depth.checked_sub(1) {
+            depth = up;
+            let idx = path[up];
+            let height = self.height - up as u32; // of cell `idx`
+            let half = ((c >> (height - 1)) & 1) as usize;
+            self.cells[idx][half] = value;
+            let [left, right] = self.cells[idx];
+            if left != right || !is_uniform(left) {
+                return;
+            }
+            self.free(idx);
+            value = left;
+        }
+        self.root = value;
+        self.normalize_root();
+    }
+
+    /// Sets chunks `lo ..= hi` (inside the node) of the subtree `r`, which
+    /// covers `2^k` chunks from `base`, to `fill` ([`EMPTY`] or [`FULL`]);
+    /// returns the subtree's new reference and keeps `count` up to date.
+    fn assign(&mut self, r: u64, k: u32, base: u64, lo: u64, hi: u64, fill: u64) -> u64 {
+        if r == fill {
+            return r;
+        }
+        let end = base + (span(k) - 1);
+        if lo == base && hi == end {
+            // The whole subtree becomes uniform: free it, counting what it held.
+            let had = self.release(r, k);
+            self.count -= had;
+            if fill == FULL {
+                self.count += span(k);
+            }
+            return fill;
+        }
+        if k == WORD_HEIGHT {
+            let mask = word_mask(lo - base, hi - base);
+            let new = if fill == FULL { r | mask } else { r & !mask };
+            self.count = self.count - u64::from(r.count_ones()) + u64::from(new.count_ones());
+            return new;
+        }
+        // Only part of this subtree changes, so it needs a cell of its own;
+        // a uniform subtree is split into two halves of the same value.
+        let idx = if is_uniform(r) {
+            (self.alloc([r, r]) - 1) as usize
+        } else {
+            (r - 1) as usize
+        };
+        let mid = base + span(k - 1);
+        if lo < mid {
+            let child = self.cells[idx][0];
+            let new = self.assign(child, k - 1, base, lo, hi.min(mid - 1), fill);
+            self.cells[idx][0] = new;
+        }
+        if hi >= mid {
+            let child = self.cells[idx][1];
+            let new = self.assign(child, k - 1, mid, lo.max(mid), hi, fill);
+            self.cells[idx][1] = new;
+        }
+        let [left, right] = self.cells[idx];
+        if left == right && is_uniform(left) {
+            // Collapse: keeps the "live cells are mixed" invariant.
+            self.free(idx);
+            left
+        } else {
+            idx as u64 + 1
+        }
+    }
+
+    /// Frees every cell of the subtree `r` (covering `2^k` chunks) and
+    /// returns how many filled chunks it held. Cost is proportional to the
+    /// cells freed, which earlier updates paid to create.
+    fn release(&mut self, r: u64, k: u32) -> u64 {
+        if r == EMPTY {
+            return 0;
+        }
+        if r == FULL {
+            return span(k);
+        }
+        if k == WORD_HEIGHT {
+            return u64::from(r.count_ones());
+        }
+        let idx = (r - 1) as usize;
+        let [left, right] = self.cells[idx];
+        self.free(idx);
+        self.release(left, k - 1) + self.release(right, k - 1)
+    }
+
+    /// Stores `cell` in the arena and returns its reference.
+    fn alloc(&mut self, cell: [u64; 2]) -> u64 {
+        if self.free_head != 0 {
+            let idx = (self.free_head - 1) as usize;
+            self.free_head = self.cells[idx][0];
+            self.free_len -= 1;
+            self.cells[idx] = cell;
+            idx as u64 + 1
+        } else {
+            self.cells.push(cell);
+            self.cells.len() as u64
+        }
+    }
+
+    /// Puts cell `idx` on the free list.
+    fn free(&mut self, idx: usize) {
+        self.cells[idx] = [self.free_head, EMPTY];
+        self.free_head = idx as u64 + 1;
+        self.free_len += 1;
+    }
+
+    /// Lowers the root while its right half is empty, and gives the arena
+    /// back once the whole tree is uniform (then no cell is live).
+    fn normalize_root(&mut self) {
+        while self.height > MIN_HEIGHT && !is_uniform(self.root) {
+            let idx = (self.root - 1) as usize;
+            let [left, right] = self.cells[idx];
+            if right != EMPTY {
+                break;
+            }
+            self.free(idx);
+            self.root = left;
+            self.height -= 1;
+        }
+        if self.root == EMPTY {
+            self.height = MIN_HEIGHT;
+        }
+        if is_uniform(self.root) {
+            debug_assert_eq!(self.cells.len(), self.free_len, "leaked binmap cells");
+            self.cells = Vec::new();
+            self.free_head = 0;
+            self.free_len = 0;
+        }
+    }
+}
