@@ -5,14 +5,17 @@
 //! hand in bytes, time and seeded generators. This layer holds
 //! - [`chunk`]: chunk indices, chunk and byte ranges, the chunk size;
 //! - [`bin`]: bin numbers, the tree addressing of chunks (RFC 7574 §4.2);
-//! - [`hash`]: the Merkle hash functions and hash values (RFC 7574 §7.6).
+//! - [`hash`]: the Merkle hash functions and hash values (RFC 7574 §7.6);
+//! - [`merkle`]: Merkle hash trees, building and incremental verification (RFC 7574 §5).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod bin;
 pub mod chunk;
 pub mod hash;
+pub mod merkle;
 
 pub use bin::Bin;
 pub use chunk::{ByteRange, ChunkIndex, ChunkRange, ChunkSize};
 pub use hash::{Hash, HashFunction};
+pub use merkle::{MerkleError, MerkleTree, PartialTree, RootInfo, VerifyError};
