@@ -7,6 +7,7 @@
 //! - [`bin`]: bin numbers, the tree addressing of chunks (RFC 7574 §4.2);
 //! - [`binmap`]: sets of chunks as collapsed bin trees, for HAVE bookkeeping (RFC 7574 §4);
 //! - [`hash`]: the Merkle hash functions and hash values (RFC 7574 §7.6);
+//! - [`merkle`]: Merkle hash trees, building and incremental verification (RFC 7574 §5);
 //! - [`wire`]: the datagram and message codec (RFC 7574 §7–§8).
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
@@ -15,9 +16,11 @@ pub mod bin;
 pub mod binmap;
 pub mod chunk;
 pub mod hash;
+pub mod merkle;
 pub mod wire;
 
 pub use bin::Bin;
 pub use binmap::Binmap;
 pub use chunk::{ByteRange, ChunkIndex, ChunkRange, ChunkSize};
 pub use hash::{Hash, HashFunction};
+pub use merkle::{MerkleError, MerkleTree, PartialTree, RootInfo, VerifyError};
