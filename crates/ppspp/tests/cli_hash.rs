@@ -4,7 +4,10 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 fn ppspp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ppspp")).args(args).output().expect("run ppspp")
+    Command::new(env!("CARGO_BIN_EXE_ppspp"))
+        .args(args)
+        .output()
+        .expect("run ppspp")
 }
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
@@ -22,18 +25,55 @@ fn prints_the_documented_roots() {
     let dir = tempfile::tempdir().unwrap();
     // A subset of the roots table in the wire notes, computed by libswift.
     let cases: [(&str, Vec<u8>, &str, &str); 5] = [
-        ("123", b"123\n".to_vec(), "1024", "a8fdc205a9f19cc1c7507a60c4f01b13d11d7fd0"),
-        ("dollar", vec![b'$'; 1028], "8192", "75c6da265c89ae4c96943fafc89c3478fdb17757"),
-        ("pat3000", pat251(3000), "1024", "d6e7fb96c98bd9ffc4d71aed40b0d351096d993a"),
-        ("zero", vec![0; 5120], "1024", "2857f8d88fa98b6a54a94be8841913492885c1f7"),
-        ("pat1m", pat251(1_000_000), "1024", "1e1f88d862496e4db2b81edf33aab0195cb80107"),
+        (
+            "123",
+            b"123\n".to_vec(),
+            "1024",
+            "a8fdc205a9f19cc1c7507a60c4f01b13d11d7fd0",
+        ),
+        (
+            "dollar",
+            vec![b'$'; 1028],
+            "8192",
+            "75c6da265c89ae4c96943fafc89c3478fdb17757",
+        ),
+        (
+            "pat3000",
+            pat251(3000),
+            "1024",
+            "d6e7fb96c98bd9ffc4d71aed40b0d351096d993a",
+        ),
+        (
+            "zero",
+            vec![0; 5120],
+            "1024",
+            "2857f8d88fa98b6a54a94be8841913492885c1f7",
+        ),
+        (
+            "pat1m",
+            pat251(1_000_000),
+            "1024",
+            "1e1f88d862496e4db2b81edf33aab0195cb80107",
+        ),
     ];
     for (name, bytes, cs, root) in cases {
         let path = write(dir.path(), name, &bytes);
         let out = ppspp(&["hash", &path, "--chunk-size", cs]);
-        assert!(out.status.success(), "{name}: {}", String::from_utf8_lossy(&out.stderr));
-        assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{root}\n"), "{name}");
-        assert!(out.stderr.is_empty(), "{name}: stderr {:?}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(
+            String::from_utf8(out.stdout).unwrap(),
+            format!("{root}\n"),
+            "{name}"
+        );
+        assert!(
+            out.stderr.is_empty(),
+            "{name}: stderr {:?}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
 
@@ -43,8 +83,14 @@ fn defaults_are_sha1_and_1024_byte_chunks() {
     let path = write(dir.path(), "pat", &pat251(3000));
     let default = ppspp(&["hash", &path]);
     let explicit = ppspp(&["hash", &path, "--chunk-size", "1024", "--hash", "sha1"]);
-    assert_eq!(String::from_utf8(default.stdout).unwrap(), "d6e7fb96c98bd9ffc4d71aed40b0d351096d993a\n");
-    assert_eq!(explicit.stdout, b"d6e7fb96c98bd9ffc4d71aed40b0d351096d993a\n");
+    assert_eq!(
+        String::from_utf8(default.stdout).unwrap(),
+        "d6e7fb96c98bd9ffc4d71aed40b0d351096d993a\n"
+    );
+    assert_eq!(
+        explicit.stdout,
+        b"d6e7fb96c98bd9ffc4d71aed40b0d351096d993a\n"
+    );
 }
 
 #[test]
@@ -64,7 +110,11 @@ fn sha256_gives_a_64_hex_digit_root() {
 fn fails(args: &[&str]) -> String {
     let out = ppspp(args);
     assert!(!out.status.success(), "{args:?} succeeded");
-    assert!(out.stdout.is_empty(), "{args:?} printed {:?} on stdout", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "{args:?} printed {:?} on stdout",
+        String::from_utf8_lossy(&out.stdout)
+    );
     let err = String::from_utf8(out.stderr).unwrap();
     assert!(!err.trim().is_empty());
     err

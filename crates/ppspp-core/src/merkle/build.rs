@@ -87,7 +87,7 @@ fn fill_layers(hash_fn: HashFunction, nodes: &mut [u8], leaves: usize, from_laye
 /// The roots of the complete subtrees seen so far, merged like a binary
 /// counter: pushing the root of the next aligned subtree (left to right)
 /// combines equal layers into their parent. After the last push the stack
-/// holds exactly the peaks of the content (RFC 7574 §5.3).
+/// holds exactly the peaks of the content (RFC 7574 §5.6).
 pub(crate) struct PeakStack {
     hash_fn: HashFunction,
     peaks: Vec<(Bin, Hash)>,

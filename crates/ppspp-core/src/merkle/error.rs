@@ -55,12 +55,12 @@ pub enum MerkleError {
 }
 
 /// Why the receiver's [`PartialTree`](super::PartialTree) refused peaks, an
-/// uncle hash or a chunk (RFC 7574 §5.5).
+/// uncle hash or a chunk (RFC 7574 §5.2).
 #[derive(Clone, Debug, PartialEq, Eq, Error)]
 #[non_exhaustive]
 pub enum VerifyError {
     /// The number of chunks is not known yet: peak hashes are needed first
-    /// (RFC 7574 §5.3).
+    /// (RFC 7574 §5.6).
     #[error("content size unknown: peak hashes are needed first")]
     UnknownSize,
     /// The chunk lies past the end of the content.
@@ -94,7 +94,7 @@ pub enum VerifyError {
     /// (or claims a non-zero hash for a subtree past the end of the content).
     #[error("hash for {0} contradicts the trusted one")]
     BadHash(Bin),
-    /// The peak hashes are not a peak decomposition (RFC 7574 §5.3) or do not
+    /// The peak hashes are not a peak decomposition (RFC 7574 §5.6) or do not
     /// hash up to the root (swarm id).
     #[error("peak hashes do not match the root hash")]
     BadPeaks,

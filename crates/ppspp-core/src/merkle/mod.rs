@@ -6,11 +6,11 @@
 //! hash to all zeros (a parent of two empty subtrees is all zeros too, not
 //! H(0‖0)); every other node is H(left ‖ right). The root is the swarm id
 //! (RFC 7574 §5.1). The tree answers which hashes go before a DATA message:
-//! peak hashes (§5.3) and uncle hashes (§5.4).
+//! peak hashes (§5.6) and uncle hashes (§5.4).
 //!
 //! The receiver holds a [`PartialTree`]: it trusts the root, learns the
 //! content size from peak hashes, collects candidate uncle hashes and
-//! verifies each chunk against trusted nodes before accepting it (§5.5).
+//! verifies each chunk against trusted nodes before accepting it (§5.2).
 //!
 //! # Storage
 //! With leaf `i` at bin `2i`, every *filled* node (covering real chunks only)
@@ -34,7 +34,7 @@ pub use error::{MerkleError, VerifyError};
 pub use peaks::{chunk_count_from_peaks, peak_bins, root_from_peaks};
 pub use stream::{root_from_reader, root_from_reader_with, BuildOptions, RootInfo};
 pub use tree::MerkleTree;
-pub use verify::PartialTree;
+pub use verify::{PartialTree, DEFAULT_MAX_CHUNKS};
 
 use crate::bin::Bin;
 

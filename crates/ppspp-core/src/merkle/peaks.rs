@@ -1,4 +1,4 @@
-//! Peak hashes and the climb from peaks to the root (RFC 7574 §5.3).
+//! Peak hashes and the climb from peaks to the root (RFC 7574 §5.6).
 //!
 //! The peaks of content of N chunks are the roots of the largest complete
 //! subtrees that hold only real chunks: one per 1-bit of N, largest first.
@@ -91,7 +91,7 @@ pub(crate) fn peak_for(chunk_count: u64, chunk: ChunkIndex) -> Option<Bin> {
 }
 
 /// The root hash implied by `peaks` (left to right), padding with all-zero
-/// hashes on the right up to the smallest complete tree (RFC 7574 §5.3).
+/// hashes on the right up to the smallest complete tree (RFC 7574 §5.6).
 ///
 /// `None` when the bins are not a peak decomposition
 /// ([`chunk_count_from_peaks`]) or a hash has the wrong length. Both the

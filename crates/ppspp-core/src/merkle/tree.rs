@@ -1,5 +1,5 @@
 //! The sender's complete Merkle tree and the hashes it sends before DATA
-//! (RFC 7574 §5.3, §5.4).
+//! (RFC 7574 §5.6, §5.4).
 
 use std::fmt;
 
@@ -73,7 +73,7 @@ impl MerkleTree {
         }
     }
 
-    /// The peak hashes, left to right (RFC 7574 §5.3): the roots of the
+    /// The peak hashes, left to right (RFC 7574 §5.6): the roots of the
     /// largest complete subtrees over real chunks, one per 1-bit of N.
     pub fn peaks(&self) -> Vec<(Bin, Hash)> {
         peak_bins(self.chunk_count)
@@ -89,7 +89,7 @@ impl MerkleTree {
 
     /// The peak hashes to send before a DATA: all of them while the
     /// receiver has acknowledged nothing yet (it cannot know N otherwise),
-    /// none afterwards — libswift's behaviour, allowed by RFC 7574 §5.3.
+    /// none afterwards — libswift's behaviour, allowed by RFC 7574 §5.6.
     pub fn peaks_needed(&self, receiver_has_anything: bool) -> Vec<(Bin, Hash)> {
         if receiver_has_anything {
             Vec::new()

@@ -1,10 +1,10 @@
 //! The receiver's partial tree: incremental verification of chunks against
-//! the root (RFC 7574 §5.5).
+//! the root (RFC 7574 §5.2).
 //!
 //! Trust starts at the root (the swarm id). Peak hashes that hash up to the
-//! root become trusted and tell N (§5.3). Uncle hashes are only candidates
+//! root become trusted and tell N (§5.6). Uncle hashes are only candidates
 //! until a chunk's hash, combined with them, reaches a trusted node; then the
-//! whole path and the uncles used become trusted too (§5.5). A wrong chunk
+//! whole path and the uncles used become trusted too (§5.2). A wrong chunk
 //! or a wrong uncle never enters the trusted set, so it cannot poison later
 //! verifications.
 
@@ -28,6 +28,8 @@ struct Known {
     trusted: Vec<u64>,
     /// One bit per chunk: verified chunks.
     verified: Vec<u64>,
+    /// How many chunks have verified.
+    verified_count: u64,
     /// Trusted incomplete (spine) nodes, at most one per layer.
     spine: Vec<(Bin, Hash)>,
 }
@@ -51,6 +53,7 @@ impl Known {
             hashes,
             trusted,
             verified,
+            verified_count: 0,
             spine: Vec::new(),
         };
         known.set_trusted(hash_fn, root_bin, &root);
@@ -109,9 +112,54 @@ fn set_bit(bits: &mut [u64], i: u64) {
     }
 }
 
+/// Walks up from `leaf` (whose hash is `hash`) until a trusted node, taking
+/// each sibling from the trusted nodes, the implicit zeros past the end, or
+/// the candidate uncles (newest first). Records the nodes computed in `path`
+/// and the candidates used in `used`; returns whether the computed hash
+/// matched the trusted one.
+fn walk_up(
+    known: &Known,
+    hash_fn: HashFunction,
+    leaf: Bin,
+    mut hash: Hash,
+    pending: &VecDeque<(Bin, Hash)>,
+    path: &mut Vec<(Bin, Hash)>,
+    used: &mut Vec<(Bin, Hash)>,
+) -> Result<bool, VerifyError> {
+    let mut cur = leaf;
+    loop {
+        if let Some(t) = known.trusted(hash_fn, cur) {
+            return Ok(t == hash);
+        }
+        // The root is trusted, so an untrusted node has a parent here.
+        let (Some(parent), Some(sibling)) = (cur.parent(), cur.sibling()) else {
+            return Ok(false);
+        };
+        let sib_hash = match known.trusted(hash_fn, sibling) {
+            Some(h) => h,
+            None => match pending.iter().rev().find(|(b, _)| *b == sibling) {
+                Some(&(b, h)) => {
+                    used.push((b, h));
+                    h
+                }
+                None => return Err(VerifyError::MissingHash(sibling)),
+            },
+        };
+        path.push((cur, hash));
+        // `cur` covers a real chunk, so its parent is never "two empty
+        // subtrees" and is always H(left ‖ right) (RFC 7574 §5.1).
+        hash = if cur.is_left() {
+            hash_fn.parent(&hash, &sib_hash)
+        } else {
+            hash_fn.parent(&sib_hash, &hash)
+        };
+        cur = parent;
+    }
+}
+
 /// The receiver's view of a Merkle tree: the trusted root, the nodes
 /// verified so far, and a bounded set of candidate uncle hashes
-/// (RFC 7574 §5.5).
+/// (RFC 7574 §5.2).
 ///
 /// Memory once N is known: about `(2N − 1)·(hash_len + 1/8)` bytes.
 pub struct PartialTree {
@@ -119,11 +167,30 @@ pub struct PartialTree {
     chunk_size: ChunkSize,
     root: Hash,
     known: Option<Known>,
+    /// Where N came from: peak hashes (tentative until a chunk verifies) or
+    /// the caller (metadata, fixed).
+    size_from_peaks: bool,
+    /// The largest N a peak claim may set (see [`PartialTree::with_max_chunks`]).
+    max_chunks: u64,
     /// Candidate hashes not yet connected to a trusted node, oldest first;
     /// evicted oldest-first when full (deterministic, no hash map).
     pending: VecDeque<(Bin, Hash)>,
     content_len: Option<u64>,
+    /// Reused by [`PartialTree::verify_chunk`] so that verifying a chunk
+    /// does not allocate.
+    scratch_path: Vec<(Bin, Hash)>,
+    scratch_used: Vec<(Bin, Hash)>,
 }
+
+/// The largest chunk count peak hashes may claim by default: 2^28 chunks
+/// (256 GiB in 1 KiB chunks, 2 TiB in 8 KiB chunks).
+///
+/// Peaks alone cannot pin the size: a single peak equal to the root passes
+/// the root check at any layer (RFC 7574 §5.6.1), so a lying peer can claim
+/// N = 2^k for any k. The claim can never make a wrong chunk verify, but the
+/// node store is sized from it, so it is capped. Swarm metadata that carries
+/// the content length avoids the question ([`PartialTree::with_chunk_count`]).
+pub const DEFAULT_MAX_CHUNKS: u64 = 1 << 28;
 
 impl PartialTree {
     /// A receiver that trusts `root` (the swarm id) and does not know the
@@ -147,8 +214,12 @@ impl PartialTree {
             chunk_size,
             root,
             known: None,
+            size_from_peaks: false,
+            max_chunks: DEFAULT_MAX_CHUNKS,
             pending: VecDeque::new(),
             content_len: None,
+            scratch_path: Vec::new(),
+            scratch_used: Vec::new(),
         })
     }
 
@@ -163,6 +234,19 @@ impl PartialTree {
         let mut tree = Self::new(hash_fn, root, chunk_size)?;
         tree.known = Some(Known::new(hash_fn, root, chunk_count)?);
         Ok(tree)
+    }
+
+    /// Caps the chunk count that peak hashes may claim (default
+    /// [`DEFAULT_MAX_CHUNKS`]); larger claims fail with
+    /// [`VerifyError::TooLarge`].
+    pub fn with_max_chunks(mut self, max_chunks: u64) -> Self {
+        self.max_chunks = max_chunks;
+        self
+    }
+
+    /// How many chunks have verified so far.
+    pub fn verified_count(&self) -> u64 {
+        self.known.as_ref().map_or(0, |k| k.verified_count)
     }
 
     /// The trusted root hash.
@@ -186,7 +270,7 @@ impl PartialTree {
     }
 
     /// The content length in bytes, known once the last chunk has verified
-    /// (its real length is not covered by anything else, RFC 7574 §5.3).
+    /// (its real length is not covered by anything else, RFC 7574 §5.6).
     pub fn content_len(&self) -> Option<u64> {
         self.content_len
     }
@@ -218,14 +302,18 @@ impl PartialTree {
     }
 
     /// Checks peak hashes (left to right) against the root and learns N from
-    /// them (RFC 7574 §5.3); the peaks and the nodes above them become
+    /// them (RFC 7574 §5.6); the peaks and the nodes above them become
     /// trusted. If N was already known the peaks must agree with it.
     pub fn accept_peaks(&mut self, peaks: &[(Bin, Hash)]) -> Result<u64, VerifyError> {
         let bins: Vec<Bin> = peaks.iter().map(|p| p.0).collect();
         let chunk_count = chunk_count_from_peaks(&bins).ok_or(VerifyError::BadPeaks)?;
         self.check_len(peaks.iter().map(|p| &p.1))?;
+        // A size learned from peaks stays tentative until a chunk verifies
+        // under it (a chunk cannot verify under a wrong tree height), so a
+        // lying peer that spoke first cannot lock out the honest ones.
+        let replaceable = self.size_from_peaks && self.verified_count() == 0;
         if let Some(k) = &self.known {
-            if k.chunk_count != chunk_count {
+            if k.chunk_count != chunk_count && !replaceable {
                 return Err(VerifyError::SizeMismatch {
                     known: k.chunk_count,
                     claimed: chunk_count,
@@ -238,10 +326,23 @@ impl PartialTree {
         if root != self.root {
             return Err(VerifyError::BadPeaks);
         }
+        // Checked after the root, so that a forged claim is told apart from
+        // honest content too large for this receiver.
+        if chunk_count > self.max_chunks {
+            return Err(VerifyError::TooLarge {
+                chunks: chunk_count,
+            });
+        }
         let hash_fn = self.hash_fn;
         let known = match &mut self.known {
-            Some(k) => k,
-            empty => empty.insert(Known::new(hash_fn, self.root, chunk_count)?),
+            Some(k) if k.chunk_count == chunk_count => k,
+            slot => {
+                // First size, or a tentative one replaced; the old guess's
+                // trusted nodes go with it.
+                let fresh = Known::new(hash_fn, self.root, chunk_count)?;
+                self.size_from_peaks = true;
+                slot.insert(fresh)
+            }
         };
         for (bin, hash) in peaks.iter().chain(&above) {
             known.set_trusted(hash_fn, *bin, hash);
@@ -281,7 +382,7 @@ impl PartialTree {
         Ok(())
     }
 
-    /// Verifies `data` as chunk `chunk` (RFC 7574 §5.5): hashes the leaf and
+    /// Verifies `data` as chunk `chunk` (RFC 7574 §5.2): hashes the leaf and
     /// walks up, taking each sibling from the trusted nodes, the implicit
     /// zeros past the end, or the candidate uncles, until it reaches a
     /// trusted node, and compares.
@@ -315,56 +416,62 @@ impl PartialTree {
             });
         }
 
-        let mut cur = leaf;
-        let mut hash = hash_fn.digest(data);
-        // Nodes computed on the way up, and candidates used.
-        let mut path: Vec<(Bin, Hash)> = Vec::new();
-        let mut used: Vec<(Bin, Hash)> = Vec::new();
-        let matched = loop {
-            if let Some(t) = known.trusted(hash_fn, cur) {
-                break t == hash;
+        // Reuse the scratch lists: verification runs for every chunk received.
+        let mut path = std::mem::take(&mut self.scratch_path);
+        let mut used = std::mem::take(&mut self.scratch_used);
+        path.clear();
+        used.clear();
+        let walked = walk_up(
+            known,
+            hash_fn,
+            leaf,
+            hash_fn.digest(data),
+            &self.pending,
+            &mut path,
+            &mut used,
+        );
+        let result = match walked {
+            Ok(true) => {
+                self.trust_verified(chunk, data.len(), is_last, &path, &used);
+                Ok(())
             }
-            // The root is trusted, so an untrusted node has a parent here.
-            let (Some(parent), Some(sibling)) = (cur.parent(), cur.sibling()) else {
-                break false;
-            };
-            let sib_hash = match known.trusted(hash_fn, sibling) {
-                Some(h) => h,
-                None => match self.pending.iter().rev().find(|(b, _)| *b == sibling) {
-                    Some(&(b, h)) => {
-                        used.push((b, h));
-                        h
-                    }
-                    None => return Err(VerifyError::MissingHash(sibling)),
-                },
-            };
-            path.push((cur, hash));
-            // `cur` covers a real chunk, so its parent is never "two empty
-            // subtrees" and is always H(left ‖ right) (RFC 7574 §5.1).
-            hash = if cur.is_left() {
-                hash_fn.parent(&hash, &sib_hash)
-            } else {
-                hash_fn.parent(&sib_hash, &hash)
-            };
-            cur = parent;
+            Ok(false) => {
+                self.pending
+                    .retain(|(b, _)| !used.iter().any(|(u, _)| u == b));
+                Err(VerifyError::BadChunk(chunk))
+            }
+            Err(e) => Err(e),
         };
+        self.scratch_path = path;
+        self.scratch_used = used;
+        result
+    }
 
-        if !matched {
-            self.pending
-                .retain(|(b, _)| !used.iter().any(|(u, _)| u == b));
-            return Err(VerifyError::BadChunk(chunk));
-        }
+    /// After a successful walk: the path and the uncles used become trusted,
+    /// the chunk verified, and the content length known with the last chunk.
+    fn trust_verified(
+        &mut self,
+        chunk: ChunkIndex,
+        len: usize,
+        is_last: bool,
+        path: &[(Bin, Hash)],
+        used: &[(Bin, Hash)],
+    ) {
+        let hash_fn = self.hash_fn;
         if let Some(k) = self.known.as_mut() {
-            for (bin, h) in path.iter().chain(&used) {
+            let n = k.chunk_count;
+            for (bin, h) in path.iter().chain(used) {
                 k.set_trusted(hash_fn, *bin, h);
             }
-            set_bit(&mut k.verified, chunk.0);
-        }
-        if is_last {
-            self.content_len = Some((n - 1) * self.chunk_size.bytes_u64() + data.len() as u64);
+            if !get_bit(&k.verified, chunk.0) {
+                set_bit(&mut k.verified, chunk.0);
+                k.verified_count += 1;
+            }
+            if is_last {
+                self.content_len = Some((n - 1) * self.chunk_size.bytes_u64() + len as u64);
+            }
         }
         self.prune_pending();
-        Ok(())
     }
 
     /// Drops candidates that are outside the tree or already trusted (equal
@@ -568,7 +675,7 @@ mod tests {
             Err(VerifyError::BadPeaks)
         );
         // A single peak equal to the root checks out at any layer (RFC 7574
-        // §5.3 cannot tell them apart); absurd sizes fail without aborting.
+        // §5.6 cannot tell them apart); absurd sizes fail without aborting.
         assert_eq!(
             rx.accept_peaks(&[(Bin::ALL, tree.root())]),
             Err(VerifyError::TooLarge { chunks: 1 << 63 })
@@ -621,6 +728,48 @@ mod tests {
                 .unwrap();
         }
         assert!(rx.pending_len() <= 8, "one candidate per bin");
+    }
+
+    #[test]
+    fn a_size_claimed_by_peaks_is_tentative_until_a_chunk_verifies() {
+        // 12 bytes = 3 chunks. A liar claims N = 2^5 with one peak equal to
+        // the root, which passes the root check at any layer.
+        let (data, tree) = content(12);
+        let mut rx = PartialTree::new(F, tree.root(), cs()).unwrap();
+        assert_eq!(
+            rx.accept_peaks(&[(Bin::new(5, 0).unwrap(), tree.root())]),
+            Ok(32)
+        );
+        // Nothing can verify under the lie; the honest peaks replace it.
+        assert_eq!(rx.accept_peaks(&tree.peaks()), Ok(3));
+        for (bin, h) in tree.uncles(ChunkIndex(0), |_| false) {
+            rx.accept_uncle(bin, h).unwrap();
+        }
+        assert_eq!(rx.verify_chunk(ChunkIndex(0), chunk(&data, 0)), Ok(()));
+        assert_eq!(rx.verified_count(), 1);
+        // Now the size is proven: another claim is a mismatch.
+        assert_eq!(
+            rx.accept_peaks(&[(Bin::new(5, 0).unwrap(), tree.root())]),
+            Err(VerifyError::SizeMismatch {
+                known: 3,
+                claimed: 32
+            })
+        );
+        // Claims above the cap are refused before anything is allocated.
+        let mut capped = PartialTree::new(F, tree.root(), cs())
+            .unwrap()
+            .with_max_chunks(16);
+        assert_eq!(
+            capped.accept_peaks(&[(Bin::new(5, 0).unwrap(), tree.root())]),
+            Err(VerifyError::TooLarge { chunks: 32 })
+        );
+        let mut default = PartialTree::new(F, tree.root(), cs()).unwrap();
+        let huge = Bin::new(40, 0).unwrap();
+        assert_eq!(
+            default.accept_peaks(&[(huge, tree.root())]),
+            Err(VerifyError::TooLarge { chunks: 1 << 40 })
+        );
+        assert_eq!(default.chunk_count(), None);
     }
 
     #[test]

@@ -70,7 +70,9 @@ impl ChunkAddressing {
 /// (RFC 7574 §7.5, Table 4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum ContentIntegrity {
-    /// No integrity protection (code 0).
+    /// No integrity protection (code 0). RFC 7574 erratum 4880 (verified)
+    /// marks 0 unassigned, since a peer must name a method; the IANA
+    /// registry still lists it, so it is decoded rather than refused.
     None,
     /// Merkle hash tree (code 1), the default for static content.
     #[default]

@@ -22,7 +22,10 @@ pub fn chunk_size(s: &str) -> Result<ChunkSize, String> {
 pub fn hash_function(s: &str) -> Result<HashFunction, String> {
     HashFunction::from_name(s).ok_or_else(|| {
         let names: Vec<&str> = HashFunction::ALL.iter().map(|f| f.name()).collect();
-        format!("unknown hash function '{s}' (expected one of: {})", names.join(", "))
+        format!(
+            "unknown hash function '{s}' (expected one of: {})",
+            names.join(", ")
+        )
     })
 }
 
@@ -46,6 +49,8 @@ mod tests {
     fn hash_functions() {
         assert_eq!(hash_function("sha1"), Ok(HashFunction::Sha1));
         assert_eq!(hash_function("SHA-256"), Ok(HashFunction::Sha256));
-        assert!(hash_function("md5").unwrap_err().contains("sha1, sha224, sha256"));
+        assert!(hash_function("md5")
+            .unwrap_err()
+            .contains("sha1, sha224, sha256"));
     }
 }

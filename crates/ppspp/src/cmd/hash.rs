@@ -31,7 +31,11 @@ pub struct HashArgs {
 pub fn run(args: &HashArgs) -> Result<()> {
     let path = args.file.display();
     let file = File::open(&args.file).with_context(|| format!("cannot open {path}"))?;
-    if file.metadata().with_context(|| format!("cannot read {path}"))?.is_dir() {
+    if file
+        .metadata()
+        .with_context(|| format!("cannot read {path}"))?
+        .is_dir()
+    {
         bail!("{path} is a directory, not a file");
     }
     let info = match merkle::root_from_reader(file, args.chunk_size, args.hash) {
