@@ -123,28 +123,43 @@ impl<'b> Writer<'b> {
         Ok(())
     }
 
+    /// Fixed-size writes compile to single stores instead of a memcpy call.
+    #[inline]
+    fn put_array<const N: usize>(&mut self, bytes: [u8; N]) -> Result<(), super::EncodeError> {
+        let end = self.pos + N;
+        match self.buf.get_mut(self.pos..end) {
+            Some(dst) => {
+                dst.copy_from_slice(&bytes);
+                self.pos = end;
+                Ok(())
+            }
+            None => Err(super::EncodeError::BufferTooSmall {
+                needed: end,
+                available: self.buf.len(),
+            }),
+        }
+    }
+
     #[inline]
     pub(crate) fn u8(&mut self, v: u8) -> Result<(), super::EncodeError> {
-        self.put(&[v])
+        self.put_array([v])
     }
 
     #[inline]
     pub(crate) fn u16(&mut self, v: u16) -> Result<(), super::EncodeError> {
-        self.put(&v.to_be_bytes())
+        self.put_array(v.to_be_bytes())
     }
 
     #[inline]
     pub(crate) fn u32(&mut self, v: u32) -> Result<(), super::EncodeError> {
-        self.put(&v.to_be_bytes())
+        self.put_array(v.to_be_bytes())
     }
 
     #[inline]
     pub(crate) fn u64(&mut self, v: u64) -> Result<(), super::EncodeError> {
-        self.put(&v.to_be_bytes())
+        self.put_array(v.to_be_bytes())
     }
-}
 
-impl Writer<'_> {
     /// Forget everything written after `pos` (to undo a failed message).
     #[inline]
     pub(crate) fn truncate(&mut self, pos: usize) {

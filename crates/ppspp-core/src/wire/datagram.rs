@@ -11,6 +11,7 @@ use super::{ChannelId, SwarmParams};
 /// A datagram of only the channel id is a keep-alive (RFC 7574 §8.14) and
 /// yields no messages. The iterator stops after the first malformed message,
 /// which it yields as an error; messages before it were well-formed.
+#[inline]
 pub fn decode_datagram(
     bytes: &[u8],
     params: SwarmParams,

@@ -258,7 +258,7 @@ impl<'a> Message<'a> {
     /// payload runs to the end of the datagram unless a fixed chunk size says
     /// where it stops (RFC 7574 §8.6: several DATA per datagram only with
     /// fixed-size chunks).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn read(cur: &mut Cursor<'a>, params: &SwarmParams) -> Result<Self, DecodeError> {
         let at = cur.pos();
         let code = cur.u8()?;
