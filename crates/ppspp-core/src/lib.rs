@@ -8,15 +8,23 @@
 //! - [`binmap`]: sets of chunks as collapsed bin trees, for HAVE bookkeeping (RFC 7574 §4);
 //! - [`hash`]: the Merkle hash functions and hash values (RFC 7574 §7.6);
 //! - [`merkle`]: Merkle hash trees, building and incremental verification (RFC 7574 §5);
-//! - [`wire`]: the datagram and message codec (RFC 7574 §7–§8).
+//! - [`wire`]: the datagram and message codec (RFC 7574 §7–§8);
+//! - [`time`]: the [`time::Instant`] drivers hand in;
+//! - [`cc`]: congestion control behind a trait (LEDBAT, RFC 6817);
+//! - [`pick`]: download scheduling behind a trait;
+//! - [`storage`]: content storage behind a trait.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
 pub mod bin;
 pub mod binmap;
+pub mod cc;
 pub mod chunk;
 pub mod hash;
 pub mod merkle;
+pub mod pick;
+pub mod storage;
+pub mod time;
 pub mod wire;
 
 pub use bin::Bin;

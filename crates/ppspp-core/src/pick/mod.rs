@@ -1,0 +1,59 @@
+//! Download scheduling (piece picking) behind a trait.
+//!
+//! A picker chooses which chunks to REQUEST from a peer (RFC 7574 §3.7).
+//! The swarm owns the bookkeeping — what we have, what is requested from
+//! whom, how many connected peers have each chunk — and hands the picker a
+//! read-only [`PickView`] of it. One policy per file; [`by_name`] builds one
+//! from the name used on the command line and in scenario files.
+
+use std::fmt;
+
+use rand::Rng;
+
+use crate::binmap::Binmap;
+use crate::chunk::ChunkRange;
+use crate::time::Instant;
+
+pub mod availability;
+
+/// What a picker may look at when choosing chunks for one peer.
+pub struct PickView<'a> {
+    /// The current time.
+    pub now: Instant,
+    /// The number of chunks in the content, once known.
+    pub chunk_count: Option<u64>,
+    /// Chunks we have verified.
+    pub have: &'a Binmap,
+    /// Chunks requested from any peer and not yet received.
+    pub requested: &'a Binmap,
+    /// Chunks requested from this peer and not yet received.
+    pub requested_from_peer: &'a Binmap,
+    /// Chunks this peer has announced (HAVE, or a seeder's everything).
+    pub peer_has: &'a Binmap,
+    /// How many connected peers have each chunk.
+    pub availability: &'a availability::Availability,
+    /// The playback position for streaming pickers (the first chunk the
+    /// player needs next); `None` when nothing plays.
+    pub playhead: Option<crate::chunk::ChunkIndex>,
+}
+
+/// A download scheduling policy.
+pub trait Picker: fmt::Debug + Send {
+    /// The policy's name ("sequential", "rarest-first", …).
+    fn name(&self) -> &'static str;
+
+    /// Chooses up to `max_chunks` chunks to request from the peer described
+    /// by `view`, appending them to `out` as ranges. Chunks must be ones the
+    /// peer has and we lack. Normally they are requested from nobody else;
+    /// in the end game — when every missing chunk the peer has is already
+    /// requested elsewhere — a picker may choose chunks requested from other
+    /// peers (never ones already requested from this peer), so the last
+    /// chunks do not wait on one slow peer.
+    fn pick(
+        &mut self,
+        view: &PickView<'_>,
+        max_chunks: u64,
+        rng: &mut dyn Rng,
+        out: &mut Vec<ChunkRange>,
+    );
+}
