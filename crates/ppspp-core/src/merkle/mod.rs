@@ -11,6 +11,10 @@
 //! The receiver holds a [`PartialTree`]: it trusts the root, learns the
 //! content size from peak hashes, collects candidate uncle hashes and
 //! verifies each chunk against trusted nodes before accepting it (§5.2).
+//! A leecher serves what it verified from the same tree (its peaks and
+//! uncles, from trusted hashes only), and saves and restores the trusted
+//! state for checkpoints ([`PartialTree::trusted_frontier`],
+//! [`PartialTree::restore`], which re-checks everything up to the root).
 //!
 //! # Storage
 //! With leaf `i` at bin `2i`, every *filled* node (covering real chunks only)
@@ -28,13 +32,14 @@ mod error;
 mod peaks;
 mod stream;
 mod tree;
+mod uncles;
 mod verify;
 
 pub use error::{MerkleError, VerifyError};
 pub use peaks::{chunk_count_from_peaks, peak_bins, root_from_peaks};
 pub use stream::{root_from_reader, root_from_reader_with, BuildOptions, RootInfo};
 pub use tree::MerkleTree;
-pub use verify::{PartialTree, DEFAULT_MAX_CHUNKS};
+pub use verify::{PartialTree, TrustedNodes, DEFAULT_MAX_CHUNKS};
 
 use crate::bin::Bin;
 

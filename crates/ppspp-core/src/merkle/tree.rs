@@ -5,6 +5,7 @@ use std::fmt;
 
 use super::build::hash_at;
 use super::peaks::{peak_bins, peak_for};
+use super::uncles::uncle_path;
 use super::{node_kind, NodeKind};
 use crate::bin::Bin;
 use crate::chunk::{ChunkIndex, ChunkSize};
@@ -111,25 +112,16 @@ impl MerkleTree {
     pub fn uncles(
         &self,
         chunk: ChunkIndex,
-        mut receiver_holds: impl FnMut(Bin) -> bool,
+        receiver_holds: impl FnMut(Bin) -> bool,
     ) -> Vec<(Bin, Hash)> {
-        let (Some(peak), Some(mut cur)) = (self.peak_for(chunk), Bin::leaf(chunk)) else {
-            return Vec::new();
-        };
-        let mut out = Vec::new();
-        while cur != peak {
-            let (Some(parent), Some(sibling)) = (cur.parent(), cur.sibling()) else {
-                break;
-            };
-            if receiver_holds(parent) {
-                break;
-            }
-            // Under a peak every node is filled, so the sibling is stored.
-            out.push((sibling, hash_at(&self.filled, self.hash_fn, sibling)));
-            cur = parent;
-        }
-        out.reverse();
-        out
+        // Under a peak every node is filled, so every sibling is stored.
+        uncle_path(
+            self.chunk_count,
+            chunk,
+            |b| Some(hash_at(&self.filled, self.hash_fn, b)),
+            receiver_holds,
+        )
+        .unwrap_or_default()
     }
 }
 

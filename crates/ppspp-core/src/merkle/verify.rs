@@ -11,6 +11,11 @@
 use std::collections::VecDeque;
 use std::fmt;
 
+mod serve;
+mod snapshot;
+
+pub use snapshot::TrustedNodes;
+
 use super::peaks::{chunk_count_from_peaks, climb, root_bin};
 use super::{alloc_zeroed, flat_bytes, node_kind, slot, slot_mut, NodeKind, VerifyError};
 use crate::bin::Bin;
@@ -30,6 +35,8 @@ struct Known {
     verified: Vec<u64>,
     /// How many chunks have verified.
     verified_count: u64,
+    /// How many nodes are trusted (filled and spine), a cheap change marker.
+    trusted_count: u64,
     /// Trusted incomplete (spine) nodes, at most one per layer.
     spine: Vec<(Bin, Hash)>,
 }
@@ -54,6 +61,7 @@ impl Known {
             trusted,
             verified,
             verified_count: 0,
+            trusted_count: 0,
             spine: Vec::new(),
         };
         known.set_trusted(hash_fn, root_bin, &root);
@@ -76,12 +84,16 @@ impl Known {
             Some(NodeKind::Filled) => {
                 if let Some(s) = slot_mut(&mut self.hashes, hash_fn.len(), bin.0) {
                     s.copy_from_slice(hash.as_bytes());
-                    set_bit(&mut self.trusted, bin.0);
+                    if !get_bit(&self.trusted, bin.0) {
+                        set_bit(&mut self.trusted, bin.0);
+                        self.trusted_count += 1;
+                    }
                 }
             }
             Some(NodeKind::Incomplete) => {
                 if !self.spine.iter().any(|(b, _)| *b == bin) {
                     self.spine.push((bin, *hash));
+                    self.trusted_count += 1;
                 }
             }
             Some(NodeKind::Empty) | None => {}
@@ -247,6 +259,13 @@ impl PartialTree {
     /// How many chunks have verified so far.
     pub fn verified_count(&self) -> u64 {
         self.known.as_ref().map_or(0, |k| k.verified_count)
+    }
+
+    /// How many nodes are trusted, empty subtrees not counted; it only
+    /// grows while the size stays the same, so a checkpoint can tell
+    /// whether anything changed.
+    pub fn trusted_count(&self) -> u64 {
+        self.known.as_ref().map_or(0, |k| k.trusted_count)
     }
 
     /// The trusted root hash.

@@ -1,0 +1,44 @@
+//! Errors of the file store.
+
+use std::io;
+use std::path::PathBuf;
+
+use ppspp_core::VerifyError;
+use thiserror::Error;
+
+/// Why a [`FileStorage`](crate::FileStorage) could not be opened.
+#[derive(Debug, Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    /// A file operation failed.
+    #[error("{op} {}: {source}", path.display())]
+    Io {
+        /// What was being done (`open`, `read`, …).
+        op: &'static str,
+        /// The file concerned.
+        path: PathBuf,
+        /// The underlying error.
+        source: io::Error,
+    },
+    /// The swarm metadata gives a content length and a chunk count that do
+    /// not go together.
+    #[error("content length {content_len} does not give {chunk_count} chunks")]
+    SizeMismatch {
+        /// The content length in the metadata.
+        content_len: u64,
+        /// The chunk count in the metadata.
+        chunk_count: u64,
+    },
+    /// The swarm metadata does not make a tree (wrong root length, size too
+    /// large).
+    #[error("swarm metadata: {0}")]
+    Tree(#[from] VerifyError),
+}
+
+impl StoreError {
+    /// An [`StoreError::Io`] for `op` on `path`.
+    pub(crate) fn io(op: &'static str, path: impl Into<PathBuf>) -> impl FnOnce(io::Error) -> Self {
+        let path = path.into();
+        move |source| StoreError::Io { op, path, source }
+    }
+}
