@@ -10,11 +10,41 @@
 //!
 //! One algorithm per file; [`by_name`] builds one from the name used on the
 //! command line and in scenario files.
+//! - [`ledbat`]: LEDBAT (RFC 6817), the default;
+//! - [`fixed`]: a constant window, for tests and baselines;
+//! - [`delay`]: base and current one-way delay, for delay-based controllers;
+//! - [`rtt`]: round-trip time and retransmission timeout (RFC 6298), which the
+//!   protocol also uses to time out DATA and REQUESTs.
 
 use std::fmt;
 use std::time::Duration;
 
 use crate::time::Instant;
+
+pub mod delay;
+pub mod fixed;
+pub mod ledbat;
+pub mod rtt;
+
+pub use fixed::FixedWindow;
+pub use ledbat::{Ledbat, LedbatConfig};
+pub use rtt::{RttConfig, RttEstimator};
+
+/// The names [`by_name`] knows, the default first.
+pub const NAMES: &[&str] = &["ledbat", "fixed"];
+
+/// Builds the controller called `name` (as in [`NAMES`]) with its default
+/// settings, for datagrams of `mss` bytes; `None` for an unknown name.
+/// "fixed" is a window of [`FixedWindow::DEFAULT_SEGMENTS`] datagrams.
+pub fn by_name(name: &str, mss: u64) -> Option<Box<dyn CongestionController>> {
+    match name {
+        "ledbat" => Some(Box::new(Ledbat::new(mss, LedbatConfig::default()))),
+        "fixed" => Some(Box::new(FixedWindow::new(
+            mss.saturating_mul(FixedWindow::DEFAULT_SEGMENTS),
+        ))),
+        _ => None,
+    }
+}
 
 /// What an acknowledgement tells a controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,4 +85,22 @@ pub trait CongestionController: fmt::Debug + Send {
     /// The rate to pace sending at, in bytes per second, given the smoothed
     /// round-trip time; `None` to send as fast as the window allows.
     fn pacing_rate(&self, srtt: Duration) -> Option<u64>;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_builds_its_controller() {
+        for &name in NAMES {
+            let cc = by_name(name, 1100).expect(name);
+            assert_eq!(cc.name(), name);
+            assert!(cc.window() >= 1100);
+        }
+        assert_eq!(by_name("ledbat", 1100).unwrap().window(), 2200);
+        assert_eq!(by_name("fixed", 1000).unwrap().window(), 64_000);
+        assert!(by_name("LEDBAT++", 1100).is_none());
+        assert!(by_name("", 1100).is_none());
+    }
 }
