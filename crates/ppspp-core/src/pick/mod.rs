@@ -15,6 +15,26 @@ use crate::chunk::ChunkRange;
 use crate::time::Instant;
 
 pub mod availability;
+mod block_minima;
+mod candidates;
+pub mod rarest;
+pub mod sequential;
+
+pub use rarest::RarestFirst;
+pub use sequential::Sequential;
+
+/// The names [`by_name`] accepts, one per policy.
+pub const NAMES: &[&str] = &["sequential", "rarest-first"];
+
+/// The picker called `name` (one of [`NAMES`]) with its default settings;
+/// `None` for an unknown name.
+pub fn by_name(name: &str) -> Option<Box<dyn Picker>> {
+    match name {
+        "sequential" => Some(Box::new(Sequential::new())),
+        "rarest-first" => Some(Box::new(RarestFirst::new())),
+        _ => None,
+    }
+}
 
 /// What a picker may look at when choosing chunks for one peer.
 pub struct PickView<'a> {
@@ -56,4 +76,19 @@ pub trait Picker: fmt::Debug + Send {
         rng: &mut dyn Rng,
         out: &mut Vec<ChunkRange>,
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_builds_its_picker() {
+        for &name in NAMES {
+            let picker = by_name(name).expect("listed names build");
+            assert_eq!(picker.name(), name);
+        }
+        assert!(by_name("random").is_none());
+        assert!(by_name("").is_none());
+    }
 }

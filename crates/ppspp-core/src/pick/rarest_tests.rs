@@ -1,0 +1,303 @@
+use super::super::availability::Availability;
+use super::*;
+use crate::time::Instant;
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::SeedableRng;
+
+fn r(first: u64, last: u64) -> ChunkRange {
+    ChunkRange::new(first, last).unwrap()
+}
+
+fn map(ranges: &[(u64, u64)]) -> Binmap {
+    ranges.iter().map(|&(a, b)| r(a, b)).collect()
+}
+
+/// The sets a pick depends on, owned.
+struct Sets {
+    have: Binmap,
+    requested: Binmap,
+    from_peer: Binmap,
+    peer_has: Binmap,
+    availability: Availability,
+    chunk_count: Option<u64>,
+}
+
+impl Sets {
+    /// `chunk_count` chunks, counts sized to them; the peer's chunks are
+    /// counted once.
+    fn new(chunk_count: u64, peer_has: &[(u64, u64)]) -> Self {
+        let mut availability = Availability::new();
+        availability.set_chunk_count(chunk_count);
+        let peer_has = map(peer_has);
+        availability.add_runs(peer_has.filled_runs());
+        Sets {
+            have: Binmap::new(),
+            requested: Binmap::new(),
+            from_peer: Binmap::new(),
+            peer_has,
+            availability,
+            chunk_count: Some(chunk_count),
+        }
+    }
+
+    fn view(&self) -> PickView<'_> {
+        PickView {
+            now: Instant::ZERO,
+            chunk_count: self.chunk_count,
+            have: &self.have,
+            requested: &self.requested,
+            requested_from_peer: &self.from_peer,
+            peer_has: &self.peer_has,
+            availability: &self.availability,
+            playhead: None,
+        }
+    }
+
+    fn pick_with(&self, picker: &mut RarestFirst, max: u64, seed: u64) -> Vec<(u64, u64)> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut out = Vec::new();
+        picker.pick(&self.view(), max, &mut rng, &mut out);
+        out.iter().map(|r| (r.first().0, r.last().0)).collect()
+    }
+
+    fn pick(&self, max: u64, seed: u64) -> Vec<(u64, u64)> {
+        self.pick_with(&mut RarestFirst::new(), max, seed)
+    }
+
+    /// Checks the constraints every pick must meet; returns the chunks.
+    fn check(&self, picked: &[(u64, u64)], max: u64) -> Vec<u64> {
+        let chunks: Vec<u64> = picked.iter().flat_map(|&(a, b)| a..=b).collect();
+        assert!(chunks.len() as u64 <= max, "over budget: {picked:?}");
+        let mut sorted = chunks.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(sorted.len(), chunks.len(), "picked twice: {picked:?}");
+        for &c in &chunks {
+            let c = ChunkIndex(c);
+            assert!(self.peer_has.contains(c), "{c} not at the peer");
+            assert!(!self.have.contains(c), "{c} already ours");
+            assert!(
+                !self.from_peer.contains(c),
+                "{c} already asked from the peer"
+            );
+        }
+        chunks
+    }
+}
+
+#[test]
+fn picks_only_fresh_chunks_within_budget() {
+    let mut s = Sets::new(1000, &[(0, 999)]);
+    s.have = map(&[(0, 99), (500, 599)]);
+    s.requested = map(&[(100, 149), (700, 700)]);
+    s.from_peer = map(&[(100, 109)]);
+    for seed in 0..20 {
+        for max in [1, 7, 64, 2000] {
+            let picked = s.pick(max, seed);
+            let chunks = s.check(&picked, max);
+            assert!(chunks.iter().all(|&c| !s.requested.contains(ChunkIndex(c))));
+            assert_eq!(chunks.len() as u64, max.min(1000 - 200 - 51));
+        }
+    }
+    assert!(s.pick(0, 1).is_empty());
+}
+
+#[test]
+fn picks_the_rarest_chunk_and_extends_it() {
+    let mut s = Sets::new(1000, &[(0, 999)]);
+    // A second peer has everything but 600 ..= 609: those are the rarest.
+    s.availability.add_runs([r(0, 599), r(610, 999)]);
+    for seed in 0..20 {
+        let picked = s.pick(10, seed);
+        assert_eq!(picked, [(600, 609)], "seed {seed}");
+    }
+    // With a larger budget the run grows right, then left.
+    assert_eq!(s.pick(30, 3), [(600, 629)]);
+    // Rightwards first: with the right side short, leftwards too.
+    s.have = map(&[(615, 999)]);
+    assert_eq!(s.pick(30, 3), [(585, 614)]);
+}
+
+#[test]
+fn ties_are_broken_by_the_seeded_generator() {
+    let mut s = Sets::new(4096, &[(0, 4095)]);
+    // Single rare chunks, one per 512, each between common ones.
+    let rare: Vec<u64> = (0..8).map(|i| i * 512 + 77).collect();
+    let mut others = Binmap::new();
+    others.set(r(0, 4095));
+    rare.iter().for_each(|&c| others.clear_chunk(ChunkIndex(c)));
+    s.availability.add_runs(others.filled_runs());
+    s.requested = others.clone(); // Only the rare chunks are fresh.
+    let mut firsts = Vec::new();
+    for seed in 0..32 {
+        let picked = s.pick(1, seed);
+        assert_eq!(picked.len(), 1);
+        assert!(rare.contains(&picked[0].0), "{picked:?}");
+        assert_eq!(picked, s.pick(1, seed), "not deterministic");
+        firsts.push(picked[0].0);
+    }
+    firsts.sort_unstable();
+    firsts.dedup();
+    assert!(firsts.len() >= 4, "ties hardly vary: {firsts:?}");
+    // A bigger budget takes all eight, one range each.
+    let mut all = s.pick(100, 5);
+    all.sort_unstable();
+    assert_eq!(all, rare.iter().map(|&c| (c, c)).collect::<Vec<_>>());
+}
+
+#[test]
+fn rarest_among_candidates_not_among_all_chunks() {
+    let mut s = Sets::new(2048, &[(0, 2047)]);
+    let drop = |s: &mut Sets, c: u64, times: u32| {
+        (0..times).for_each(|_| s.availability.remove(r(c, c)));
+    };
+    for _ in 0..10 {
+        s.availability.add(r(0, 2047));
+    }
+    // In every block: a chunk of ours is the rarest (half of them marked in
+    // the availability), a requested one next, then a fresh one.
+    for b in 0..32u64 {
+        s.have.set_chunk(ChunkIndex(b * 64 + 5));
+        drop(&mut s, b * 64 + 5, 10);
+        if b % 2 == 0 {
+            s.availability.mark_have(r(b * 64 + 5, b * 64 + 5));
+        }
+        s.requested.set_chunk(ChunkIndex(b * 64 + 9));
+        drop(&mut s, b * 64 + 9, 9);
+        drop(&mut s, b * 64 + 20, 5);
+    }
+    // The rarest fresh chunk, alone between requested ones.
+    drop(&mut s, 1500, 7);
+    s.requested.set_chunk(ChunkIndex(1499));
+    s.requested.set_chunk(ChunkIndex(1501));
+    let min = (0..2048u64)
+        .filter(|&c| !s.have.contains(ChunkIndex(c)) && !s.requested.contains(ChunkIndex(c)))
+        .map(|c| s.availability.count(ChunkIndex(c)))
+        .min()
+        .unwrap();
+    assert_eq!((min, s.availability.count(ChunkIndex(1500))), (4, 4));
+    for seed in 0..10 {
+        assert_eq!(s.pick(1, seed), [(1500, 1500)], "seed {seed}");
+        // Next comes a fresh chunk of count 6, extended rightwards.
+        let picked = s.pick(3, seed);
+        assert_eq!(picked.len(), 2);
+        assert_eq!(picked[0], (1500, 1500));
+        let (a, b) = picked[1];
+        assert_eq!((a % 64, b), (20, a + 1), "{picked:?}");
+    }
+}
+
+#[test]
+fn end_game_only_when_nothing_fresh() {
+    let mut s = Sets::new(100, &[(0, 49)]);
+    s.requested = map(&[(0, 48)]);
+    s.from_peer = map(&[(0, 19)]);
+    // Chunk 49 is fresh: only it.
+    assert_eq!(s.pick(10, 1), [(49, 49)]);
+    s.have = map(&[(49, 49)]);
+    for seed in 0..10 {
+        let picked = s.pick(10, seed);
+        let chunks = s.check(&picked, 10);
+        assert_eq!(chunks.len(), 10);
+        assert!(chunks.iter().all(|&c| (20..=48).contains(&c)), "{picked:?}");
+    }
+    s.from_peer = map(&[(0, 48)]);
+    assert!(s.pick(10, 1).is_empty());
+}
+
+#[test]
+fn unknown_size_treats_the_peers_chunks_as_equally_rare() {
+    let mut s = Sets::new(0, &[(10, 19), (1000, 1999)]);
+    s.chunk_count = None;
+    s.have = map(&[(1500, 1999)]);
+    let mut starts = Vec::new();
+    for seed in 0..16 {
+        let picked = s.pick(8, seed);
+        assert_eq!(s.check(&picked, 8).len(), 8);
+        assert_eq!(picked, s.pick(8, seed));
+        starts.push(picked[0].0);
+    }
+    starts.sort_unstable();
+    starts.dedup();
+    assert!(starts.len() > 4, "{starts:?}");
+    // Counts covering part of the content: the rest is the tail.
+    let mut s = Sets::new(64, &[(0, 199)]);
+    s.chunk_count = Some(200);
+    s.availability.add_runs([r(0, 63)]);
+    s.availability.add_runs([r(0, 63)]);
+    for seed in 0..8 {
+        let picked = s.pick(4, seed);
+        assert!(picked[0].0 >= 64, "the uncounted tail is rarer: {picked:?}");
+    }
+}
+
+#[test]
+fn search_limit_settles_but_stays_valid() {
+    // Every block's minimum is a chunk the peer lacks, one below the
+    // candidates: the adversarial layout for the bounds.
+    let n = 64 * 256;
+    let mut s = Sets::new(n, &[]);
+    let mut peer = Binmap::new();
+    for c in (0..n).step_by(2) {
+        peer.set_chunk(ChunkIndex(c));
+    }
+    s.availability.add_runs(peer.filled_runs());
+    s.availability.add_runs(peer.filled_runs());
+    let mut odd = Binmap::new();
+    (1..n).step_by(2).for_each(|c| odd.set_chunk(ChunkIndex(c)));
+    s.availability.add_runs(odd.filled_runs());
+    s.peer_has = peer;
+    // The one chunk with count 1 among the candidates sits in the last block.
+    s.availability.remove(r(n - 2, n - 2));
+    let exact = s.pick_with(&mut RarestFirst::with_search_limit(1000), 1, 7);
+    assert_eq!(exact, [(n - 2, n - 2)]);
+    let settled = s.pick_with(&mut RarestFirst::with_search_limit(4), 16, 7);
+    assert_eq!(s.check(&settled, 16).len(), 16);
+}
+
+#[test]
+fn fragmented_peers_give_many_short_ranges_in_budget() {
+    let n = 5000u64;
+    let mut s = Sets::new(n, &[]);
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
+    let mut peer = Binmap::new();
+    for c in 0..n {
+        if rng.random_bool(0.5) {
+            peer.set_chunk(ChunkIndex(c));
+        }
+    }
+    for _ in 0..20 {
+        let mut other = Binmap::new();
+        for c in 0..n {
+            if rng.random_bool(0.5) {
+                other.set_chunk(ChunkIndex(c));
+            }
+        }
+        s.availability.add_runs(other.filled_runs());
+    }
+    s.availability.add_runs(peer.filled_runs());
+    s.peer_has = peer;
+    let picked = s.pick(64, 1);
+    let chunks = s.check(&picked, 64);
+    assert_eq!(chunks.len(), 64);
+    let min = (0..n)
+        .filter(|&c| s.peer_has.contains(ChunkIndex(c)))
+        .map(|c| s.availability.count(ChunkIndex(c)))
+        .min()
+        .unwrap();
+    let (a, b) = picked[0];
+    assert!((a..=b).any(|c| s.availability.count(ChunkIndex(c)) == min));
+    // Ranges are maximal runs: none touches the next chunk it could take.
+    for &(_, b) in &picked[..picked.len() - 1] {
+        let next = b + 1;
+        assert!(
+            !s.peer_has.contains(ChunkIndex(next)) || chunks.contains(&next),
+            "{picked:?}"
+        );
+    }
+}
+
+#[test]
+fn name_and_default() {
+    assert_eq!(RarestFirst::default().name(), "rarest-first");
+}
