@@ -12,7 +12,8 @@
 //! - [`time`]: the [`time::Instant`] drivers hand in;
 //! - [`cc`]: congestion control behind a trait (LEDBAT, RFC 6817);
 //! - [`pick`]: download scheduling behind a trait;
-//! - [`storage`]: content storage behind a trait.
+//! - [`storage`]: content storage behind a trait;
+//! - [`proto`]: the sans-IO endpoint: channels, swarms, handshakes, transfers.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
@@ -23,6 +24,7 @@ pub mod chunk;
 pub mod hash;
 pub mod merkle;
 pub mod pick;
+pub mod proto;
 pub mod storage;
 pub mod time;
 pub mod wire;

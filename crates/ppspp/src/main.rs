@@ -18,12 +18,18 @@ struct Cli {
 enum Command {
     /// Print the Merkle root (the swarm id) of a file as lowercase hex.
     Hash(cmd::hash::HashArgs),
+    /// Serve a file: print its swarm URL on stdout, then serve until interrupted.
+    Seed(cmd::seed::SeedArgs),
+    /// Download a swarm's content from the given and discovered peers.
+    Get(cmd::get::GetArgs),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Hash(args) => cmd::hash::run(&args),
+        Command::Seed(args) => cmd::seed::run(&args),
+        Command::Get(args) => cmd::get::run(&args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

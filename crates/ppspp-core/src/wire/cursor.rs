@@ -96,12 +96,20 @@ impl<'a> Cursor<'a> {
 pub(crate) struct Writer<'b> {
     buf: &'b mut [u8],
     pos: usize,
+    /// Bytes of `buf` that may be used (at most its length).
+    cap: usize,
 }
 
 impl<'b> Writer<'b> {
     #[inline]
     pub(crate) fn new(buf: &'b mut [u8]) -> Self {
-        Writer { buf, pos: 0 }
+        let cap = buf.len();
+        Writer { buf, pos: 0, cap }
+    }
+
+    /// Uses at most `cap` bytes of the buffer (never less than written).
+    pub(crate) fn set_cap(&mut self, cap: usize) {
+        self.cap = cap.clamp(self.pos, self.buf.len());
     }
 
     #[inline]
@@ -112,10 +120,10 @@ impl<'b> Writer<'b> {
     #[inline]
     pub(crate) fn put(&mut self, bytes: &[u8]) -> Result<(), super::EncodeError> {
         let end = self.pos + bytes.len();
-        if end > self.buf.len() {
+        if end > self.cap {
             return Err(super::EncodeError::BufferTooSmall {
                 needed: end,
-                available: self.buf.len(),
+                available: self.cap,
             });
         }
         self.buf[self.pos..end].copy_from_slice(bytes);
@@ -127,7 +135,7 @@ impl<'b> Writer<'b> {
     #[inline]
     fn put_array<const N: usize>(&mut self, bytes: [u8; N]) -> Result<(), super::EncodeError> {
         let end = self.pos + N;
-        match self.buf.get_mut(self.pos..end) {
+        match self.buf[..self.cap].get_mut(self.pos..end) {
             Some(dst) => {
                 dst.copy_from_slice(&bytes);
                 self.pos = end;
@@ -135,7 +143,7 @@ impl<'b> Writer<'b> {
             }
             None => Err(super::EncodeError::BufferTooSmall {
                 needed: end,
-                available: self.buf.len(),
+                available: self.cap,
             }),
         }
     }
@@ -164,5 +172,17 @@ impl<'b> Writer<'b> {
     #[inline]
     pub(crate) fn truncate(&mut self, pos: usize) {
         self.pos = self.pos.min(pos);
+    }
+
+    /// The unwritten rest of the buffer.
+    #[inline]
+    pub(crate) fn remaining_mut(&mut self) -> &mut [u8] {
+        &mut self.buf[self.pos..self.cap]
+    }
+
+    /// Counts `n` bytes written directly into [`Writer::remaining_mut`].
+    #[inline]
+    pub(crate) fn advance(&mut self, n: usize) {
+        self.pos = (self.pos + n).min(self.cap);
     }
 }

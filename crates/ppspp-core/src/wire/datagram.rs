@@ -2,7 +2,8 @@
 
 use super::cursor::{Cursor, Writer};
 use super::error::{DecodeError, DecodeErrorKind, EncodeError};
-use super::message::Message;
+use super::message::{Message, Timestamp};
+use super::spec::ChunkSpec;
 use super::{ChannelId, SwarmParams};
 
 /// Split a datagram into its destination channel and a lazy iterator over
@@ -130,6 +131,58 @@ impl<'b> DatagramWriter<'b> {
         let mark = self.w.pos();
         msg.write(&self.params, &mut self.w)
             .inspect_err(|_| self.w.truncate(mark))
+    }
+
+    /// Appends a DATA message whose payload `fill` writes straight into the
+    /// datagram (from storage, without a copy in between). `fill` gets at
+    /// most `max_len` bytes of room and returns how many it wrote. If it
+    /// fails, nothing of the message stays and its error is returned inside.
+    pub fn push_data_with<E>(
+        &mut self,
+        spec: ChunkSpec,
+        timestamp: Timestamp,
+        max_len: usize,
+        fill: impl FnOnce(&mut [u8]) -> Result<usize, E>,
+    ) -> Result<Result<usize, E>, EncodeError> {
+        let mark = self.w.pos();
+        let header = Message::Data {
+            spec,
+            timestamp,
+            payload: &[],
+        };
+        self.write(&header)?;
+        let pos = self.w.pos();
+        let room_len = self.w.remaining_mut().len();
+        if room_len < max_len {
+            self.w.truncate(mark);
+            return Err(EncodeError::BufferTooSmall {
+                needed: pos + max_len,
+                available: pos + room_len,
+            });
+        }
+        match fill(&mut self.w.remaining_mut()[..max_len]) {
+            Ok(n) => {
+                self.w.advance(n.min(max_len));
+                self.messages += 1;
+                Ok(Ok(n.min(max_len)))
+            }
+            Err(e) => {
+                self.w.truncate(mark);
+                Ok(Err(e))
+            }
+        }
+    }
+
+    /// Uses at most `limit` bytes of the buffer from now on (never less
+    /// than already written, never more than the buffer): lets a caller
+    /// keep control messages small and still add one large DATA.
+    pub fn set_limit(&mut self, limit: usize) {
+        self.w.set_cap(limit);
+    }
+
+    /// Bytes that can still be added.
+    pub fn remaining(&mut self) -> usize {
+        self.w.remaining_mut().len()
     }
 
     /// Bytes written so far, channel id included.

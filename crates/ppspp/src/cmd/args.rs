@@ -29,9 +29,58 @@ pub fn hash_function(s: &str) -> Result<HashFunction, String> {
     })
 }
 
+/// Parse a rate into bytes per second: `2MB/s`, `500KiB/s`, `8Mbit/s`,
+/// `1Gbps`, or a plain number of bytes per second. Decimal prefixes are
+/// powers of 1000, binary ones (KiB, MiB, GiB) powers of 1024.
+pub fn rate(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let bad = || format!("'{s}' is not a rate (e.g. 2MB/s, 500KiB/s, 8Mbit/s)");
+    let body = t
+        .strip_suffix("/s")
+        .or_else(|| t.strip_suffix("ps"))
+        .unwrap_or(t);
+    let split = body
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(body.len());
+    let (num, unit) = body.split_at(split);
+    let value: f64 = num.parse().map_err(|_| bad())?;
+    let (scale, bits) = match unit.trim() {
+        "" | "B" => (1.0, false),
+        "k" | "K" | "kB" | "KB" => (1e3, false),
+        "M" | "MB" => (1e6, false),
+        "G" | "GB" => (1e9, false),
+        "KiB" => (1024.0, false),
+        "MiB" => (1024.0 * 1024.0, false),
+        "GiB" => (1024.0 * 1024.0 * 1024.0, false),
+        "bit" | "b" => (1.0, true),
+        "kbit" | "Kbit" | "kb" | "Kb" => (1e3, true),
+        "Mbit" | "Mb" => (1e6, true),
+        "Gbit" | "Gb" => (1e9, true),
+        _ => return Err(bad()),
+    };
+    let bytes = value * scale / if bits { 8.0 } else { 1.0 };
+    if !bytes.is_finite() || !(1.0..=1e13).contains(&bytes) {
+        return Err(format!("rate '{s}' is out of range (1 B/s to 10 TB/s)"));
+    }
+    Ok(bytes.round() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rates() {
+        assert_eq!(rate("2MB/s"), Ok(2_000_000));
+        assert_eq!(rate("8Mbit/s"), Ok(1_000_000));
+        assert_eq!(rate("500KiB/s"), Ok(512_000));
+        assert_eq!(rate("1Gbps"), Ok(125_000_000));
+        assert_eq!(rate("1.5MB/s"), Ok(1_500_000));
+        assert_eq!(rate("1000"), Ok(1000));
+        assert!(rate("fast").is_err());
+        assert!(rate("0MB/s").is_err());
+        assert!(rate("2 parsecs/s").is_err());
+    }
 
     #[test]
     fn chunk_sizes() {

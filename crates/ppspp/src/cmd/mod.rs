@@ -1,4 +1,8 @@
-//! One module per subcommand.
+//! One module per subcommand, and what they share.
 
 pub mod args;
+pub mod get;
 pub mod hash;
+pub mod node;
+pub mod seed;
+pub mod url;

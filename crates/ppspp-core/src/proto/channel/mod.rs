@@ -1,0 +1,253 @@
+//! A channel: our side of the conversation with one peer in one swarm
+//! (RFC 7574 §3.11), split into its handshake, what it receives and what it
+//! sends.
+
+mod handshake;
+mod recv;
+mod send;
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use super::event::{CloseReason, PeerStats};
+use super::requests::Outstanding;
+use super::sent::InFlight;
+use super::upload::UploadQueue;
+use super::{Ctx, EndpointConfig, SwarmHandle};
+use crate::binmap::Binmap;
+use crate::cc::{self, CongestionController, RttEstimator};
+use crate::chunk::ChunkRange;
+use crate::time::Instant;
+use crate::wire::{ChannelId, SwarmParams};
+
+pub(crate) use handshake::{check_options, our_options};
+
+/// Where the handshake stands (RFC 7574 §3.1, §8.4).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum State {
+    /// We sent the first HANDSHAKE and wait for the answer.
+    Initiating,
+    /// We answered a HANDSHAKE and wait for the third datagram, which proves
+    /// the initiator's address: until then we send no more bytes than we
+    /// received (no amplification) and no DATA.
+    Responding,
+    /// Both sides know each other's channel.
+    Established,
+}
+
+/// One peer in one swarm.
+pub(crate) struct Channel {
+    pub local: ChannelId,
+    pub remote: ChannelId,
+    pub peer: SocketAddr,
+    pub swarm: SwarmHandle,
+    pub state: State,
+    /// How messages on this channel are sized: the peer's announced options.
+    pub params: SwarmParams,
+    /// Whether our handshakes carry options 8 and 9.
+    pub extended_options: bool,
+    pub hs_attempts: u32,
+    pub hs_next: Instant,
+    /// (Responder) our HANDSHAKE answer is due.
+    pub reply_due: bool,
+    /// (Initiator) the third datagram is due even if empty.
+    pub third_due: bool,
+    pub bytes_in: u64,
+    pub bytes_out: u64,
+    pub created: Instant,
+    pub last_recv: Instant,
+    pub last_send: Instant,
+    pub sent_since_recv: u32,
+
+    /// Chunks the peer has (HAVE, ACK).
+    pub remote_has: Binmap,
+    pub remote_complete: bool,
+    pub choked_by_remote: bool,
+    pub choking_remote: bool,
+    pub choke_dirty: bool,
+
+    /// Downloading from the peer.
+    pub outstanding: Outstanding,
+    pub req_cc: Box<dyn CongestionController>,
+    pub req_rtt: RttEstimator,
+    pub acks: Vec<(ChunkRange, i64)>,
+    /// What we told the peer we have (HAVE or ACK).
+    pub announced: Binmap,
+    pub announced_version: u64,
+    pub pex_requested: bool,
+
+    /// Uploading to the peer.
+    pub uploads: UploadQueue,
+    pub inflight: InFlight,
+    pub cc: Box<dyn CongestionController>,
+    pub rtt: RttEstimator,
+    pub next_data_at: Instant,
+    pub pex_reply_due: bool,
+
+    pub stats: PeerStats,
+    /// Set when the channel is to end; the endpoint removes it.
+    pub close: Option<CloseReason>,
+    /// Whether to tell the peer with a closing HANDSHAKE.
+    pub close_notify: bool,
+}
+
+/// How long a responder waits for the initiator's third datagram.
+fn responder_patience(cfg: &EndpointConfig) -> Duration {
+    cfg.handshake_retry * 2u32.pow(cfg.handshake_attempts.min(10))
+}
+
+/// The MSS the congestion controllers count in: a DATA datagram of one
+/// chunk with a few hashes.
+pub(crate) fn mss(chunk_size: u32) -> u64 {
+    u64::from(chunk_size) + 64
+}
+
+impl Channel {
+    pub fn new(
+        ctx: &mut Ctx<'_>,
+        local: ChannelId,
+        peer: SocketAddr,
+        swarm: SwarmHandle,
+        state: State,
+        chunk_size: u32,
+        params: SwarmParams,
+    ) -> Channel {
+        let now = ctx.now;
+        let mss = mss(chunk_size);
+        let make = |name: &str| {
+            cc::by_name(name, mss)
+                .unwrap_or_else(|| cc::by_name("ledbat", mss).expect("ledbat exists"))
+        };
+        Channel {
+            local,
+            remote: ChannelId::ZERO,
+            peer,
+            swarm,
+            state,
+            params,
+            extended_options: !matches!(ctx.config.compat, super::Compat::Libswift),
+            hs_attempts: 0,
+            hs_next: now,
+            reply_due: false,
+            third_due: false,
+            bytes_in: 0,
+            bytes_out: 0,
+            created: now,
+            last_recv: now,
+            last_send: now,
+            sent_since_recv: 0,
+            remote_has: Binmap::new(),
+            remote_complete: false,
+            choked_by_remote: false,
+            choking_remote: false,
+            choke_dirty: false,
+            outstanding: Outstanding::default(),
+            req_cc: make(&ctx.config.request_congestion),
+            req_rtt: RttEstimator::default(),
+            acks: Vec::new(),
+            announced: Binmap::new(),
+            announced_version: 0,
+            pex_requested: false,
+            uploads: UploadQueue::default(),
+            inflight: InFlight::default(),
+            cc: make(&ctx.config.congestion),
+            rtt: RttEstimator::default(),
+            next_data_at: now,
+            pex_reply_due: false,
+            stats: PeerStats::default(),
+            close: None,
+            close_notify: false,
+        }
+    }
+
+    /// Ends the channel for `reason`; `notify` sends a closing HANDSHAKE.
+    pub fn close(&mut self, reason: CloseReason, notify: bool) {
+        if self.close.is_none() {
+            self.close = Some(reason);
+            self.close_notify = notify && self.remote != ChannelId::ZERO;
+        }
+    }
+
+    /// How long a request may stay unanswered before it is asked elsewhere.
+    pub fn request_timeout(&self) -> Duration {
+        self.req_rtt.rto().max(Duration::from_millis(500))
+    }
+
+    /// The next instant at which the channel has timer work or may send,
+    /// as seen at `now`.
+    pub fn next_deadline(&self, cfg: &EndpointConfig, now: Instant) -> Option<Instant> {
+        if self.close.is_some() {
+            return Some(now);
+        }
+        let mut t = Instant::MAX;
+        match self.state {
+            State::Initiating => t = t.min(self.hs_next),
+            State::Responding => {
+                if self.reply_due {
+                    return Some(now);
+                }
+                t = t.min(self.created + responder_patience(cfg));
+            }
+            State::Established => {
+                if !self.acks.is_empty() || self.third_due || self.choke_dirty {
+                    return Some(now);
+                }
+                t = t.min(self.last_send + cfg.keepalive_interval);
+                if self.sent_since_recv >= cfg.dead_datagrams {
+                    t = t.min(self.last_recv + cfg.dead_timeout);
+                }
+                if let Some(o) = self.outstanding.oldest() {
+                    t = t.min(o + self.request_timeout());
+                }
+                if let Some(o) = self.inflight.oldest() {
+                    t = t.min(o + self.rtt.rto());
+                }
+                // Paced DATA waiting for its time (not when the window or the
+                // upload limit holds it: an ACK or the limiter wakes us then).
+                if !self.uploads.is_empty() && self.next_data_at > now {
+                    t = t.min(self.next_data_at);
+                }
+            }
+        }
+        (t != Instant::MAX).then_some(t)
+    }
+
+    /// Timers: handshake retries, dead peers, request and DATA timeouts.
+    /// Request ranges that expired are appended to `released`.
+    pub fn on_timeout(&mut self, ctx: &mut Ctx<'_>, released: &mut Vec<ChunkRange>) {
+        let now = ctx.now;
+        let cfg = ctx.config;
+        match self.state {
+            State::Initiating => {
+                if now >= self.hs_next && self.hs_attempts >= cfg.handshake_attempts {
+                    self.close(CloseReason::HandshakeTimeout, false);
+                }
+            }
+            State::Responding => {
+                if now.saturating_since(self.created) >= responder_patience(cfg) {
+                    self.close(CloseReason::HandshakeTimeout, false);
+                }
+            }
+            State::Established => {
+                if self.sent_since_recv >= cfg.dead_datagrams
+                    && now.saturating_since(self.last_recv) >= cfg.dead_timeout
+                {
+                    self.close(CloseReason::Dead, false);
+                    return;
+                }
+                let before = released.len();
+                self.outstanding
+                    .expire(now, self.request_timeout(), released);
+                if released.len() > before {
+                    self.req_cc.on_timeout(now);
+                    self.req_rtt.on_timeout();
+                }
+                let lost = self.inflight.expire(now, self.rtt.rto());
+                if lost > 0 {
+                    self.cc.on_timeout(now);
+                    self.rtt.on_timeout();
+                }
+            }
+        }
+    }
+}

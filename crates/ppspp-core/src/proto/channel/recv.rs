@@ -1,0 +1,445 @@
+//! What a channel does with the messages it receives.
+
+use std::net::SocketAddr;
+
+use super::{Channel, State};
+use crate::bin::Bin;
+use crate::binmap::Binmap;
+use crate::cc::AckSample;
+use crate::chunk::{ChunkIndex, ChunkRange};
+use crate::hash::Hash;
+use crate::merkle::{chunk_count_from_peaks, VerifyError, DEFAULT_MAX_CHUNKS};
+use crate::proto::event::{CloseReason, Event};
+use crate::proto::integrity::Integrity;
+use crate::proto::swarm::Swarm;
+use crate::proto::Ctx;
+use crate::wire::{
+    ChannelId, ChunkSpec, DelaySample, HandshakeOptions, Message, Messages, Timestamp,
+};
+
+/// INTEGRITY messages kept per datagram; a DATA needs at most the peaks
+/// and one uncle per tree layer.
+const MAX_HASHES_PER_DATAGRAM: usize = 192;
+/// Chunks one DATA message may carry that we look at.
+const MAX_CHUNKS_PER_DATA: u64 = 64;
+/// PEX addresses taken from one datagram.
+const MAX_PEX_PER_DATAGRAM: usize = 64;
+
+impl Channel {
+    /// Handles the messages of one datagram from the peer. `to_our_channel`
+    /// is true when the datagram named our channel id, which proves the
+    /// peer's address and completes a handshake we answered.
+    pub fn on_messages(
+        &mut self,
+        swarm: &mut Swarm,
+        ctx: &mut Ctx<'_>,
+        messages: Messages<'_>,
+        len: usize,
+        to_our_channel: bool,
+    ) {
+        self.last_recv = ctx.now;
+        self.sent_since_recv = 0;
+        self.bytes_in += len as u64;
+        if to_our_channel && self.state == State::Responding {
+            self.establish(swarm, ctx);
+        }
+        let mut hashes: Vec<(Bin, Hash)> = Vec::new();
+        let mut pex = 0;
+        for m in messages {
+            let Ok(m) = m else {
+                ctx.malformed += 1;
+                break;
+            };
+            match m {
+                Message::Handshake { source, options } => {
+                    self.on_handshake(swarm, ctx, source, &options)
+                }
+                Message::Have(spec) => {
+                    if let Some(range) = self.range_of(swarm, spec) {
+                        self.on_remote_has(swarm, range);
+                    }
+                }
+                Message::Ack { spec, delay } => self.on_ack(swarm, ctx, spec, delay),
+                Message::Integrity { spec, hash } => {
+                    if let Some(bin) = self.bin_of(swarm, spec) {
+                        if hashes.len() < MAX_HASHES_PER_DATAGRAM {
+                            hashes.push((bin, hash));
+                        }
+                    }
+                }
+                Message::Data {
+                    spec,
+                    timestamp,
+                    payload,
+                } => {
+                    self.on_data(swarm, ctx, spec, timestamp, payload, &hashes);
+                    hashes.clear();
+                }
+                Message::Request(spec) => self.on_request(swarm, ctx, spec),
+                Message::Cancel(spec) => {
+                    if let Some(range) = self.range_of(swarm, spec) {
+                        self.uploads.cancel(range);
+                    }
+                }
+                Message::Choke => {
+                    self.choked_by_remote = true;
+                    let dropped = self.outstanding.clear();
+                    ctx.released.extend(dropped.filled_runs());
+                }
+                Message::Unchoke => self.choked_by_remote = false,
+                Message::PexReq => self.pex_reply_due = true,
+                Message::PexResV4(a) if pex < MAX_PEX_PER_DATAGRAM => {
+                    pex += 1;
+                    ctx.found.push(SocketAddr::V4(a));
+                }
+                Message::PexResV6(a) if pex < MAX_PEX_PER_DATAGRAM => {
+                    pex += 1;
+                    ctx.found.push(SocketAddr::V6(a));
+                }
+                // Live streaming and certificate PEX are not spoken here.
+                _ => {}
+            }
+            if self.close.is_some() {
+                break;
+            }
+        }
+    }
+
+    /// The handshake is complete on both sides.
+    fn establish(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>) {
+        self.state = State::Established;
+        swarm.peers.insert(self.peer);
+        ctx.events.push_back(Event::Connected {
+            swarm: self.swarm,
+            peer: self.peer,
+        });
+    }
+
+    fn on_handshake(
+        &mut self,
+        swarm: &mut Swarm,
+        ctx: &mut Ctx<'_>,
+        source: ChannelId,
+        options: &HandshakeOptions<'_>,
+    ) {
+        if source == ChannelId::ZERO {
+            // A refusal of our handshake, or a close (RFC 7574 §8.4).
+            let reason = if self.state == State::Initiating {
+                CloseReason::Refused
+            } else {
+                CloseReason::ClosedByPeer
+            };
+            self.close(reason, false);
+            return;
+        }
+        if self.state != State::Initiating {
+            return; // A duplicate answer.
+        }
+        match super::check_options(options, swarm.hash_function, swarm.chunk_size) {
+            Ok(offer) => {
+                self.remote = source;
+                self.params.apply(options);
+                self.params.addressing = offer.addressing;
+                self.third_due = true;
+                self.establish(swarm, ctx);
+            }
+            Err(why) => {
+                self.remote = source;
+                self.close(CloseReason::Protocol(why), true);
+            }
+        }
+    }
+
+    /// The chunks a specification names, cut to the content (or to the most
+    /// chunks a size claim may have while the size is unknown).
+    fn range_of(&self, swarm: &Swarm, spec: ChunkSpec) -> Option<ChunkRange> {
+        let range = spec.to_chunks(swarm.chunk_size)?;
+        match swarm.chunk_count() {
+            Some(_) => swarm.clamp(range),
+            None => range.intersect(ChunkRange::with_len(0u64, DEFAULT_MAX_CHUNKS)?),
+        }
+    }
+
+    /// The tree node an INTEGRITY message names: its chunks must form one bin.
+    fn bin_of(&self, swarm: &Swarm, spec: ChunkSpec) -> Option<Bin> {
+        if let ChunkSpec::Bin(b) = spec {
+            return (!b.is_none()).then_some(b);
+        }
+        let range = spec.to_chunks(swarm.chunk_size)?;
+        let mut bins = range.bins();
+        let bin = bins.next()?;
+        bins.next().is_none().then_some(bin)
+    }
+
+    /// The peer has the chunks of `range` (HAVE, or implied by ACK).
+    pub(crate) fn on_remote_has(&mut self, swarm: &mut Swarm, range: ChunkRange) {
+        if self.remote_complete || self.remote_has.is_filled(range) {
+            return;
+        }
+        if !self.remote_has.is_empty_range(range) {
+            let mut fresh = Binmap::new();
+            fresh.set(range);
+            let runs: Vec<ChunkRange> = fresh.difference_runs(&self.remote_has).collect();
+            runs.into_iter().for_each(|r| swarm.availability.add(r));
+        } else {
+            swarm.availability.add(range);
+        }
+        self.remote_has.set(range);
+        self.check_remote_complete(swarm);
+    }
+
+    /// A peer with every chunk counts once in the availability, not per chunk.
+    pub(crate) fn check_remote_complete(&mut self, swarm: &mut Swarm) {
+        let Some(all) = swarm
+            .chunk_count()
+            .and_then(|n| ChunkRange::with_len(0u64, n))
+        else {
+            return;
+        };
+        if !self.remote_complete && self.remote_has.is_filled(all) {
+            for r in self.remote_has.filled_runs() {
+                swarm.availability.remove(r);
+            }
+            swarm.availability.add_complete_peer();
+            self.remote_complete = true;
+        }
+    }
+
+    /// Takes the peer out of the availability counts (on close).
+    pub(crate) fn forget_availability(&self, swarm: &mut Swarm) {
+        if self.remote_complete {
+            swarm.availability.remove_complete_peer();
+        } else {
+            for r in self.remote_has.filled_runs() {
+                swarm.availability.remove(r);
+            }
+        }
+    }
+
+    fn on_ack(
+        &mut self,
+        swarm: &mut Swarm,
+        ctx: &mut Ctx<'_>,
+        spec: ChunkSpec,
+        delay: DelaySample,
+    ) {
+        let Some(range) = self.range_of(swarm, spec) else {
+            return;
+        };
+        self.on_remote_has(swarm, range);
+        let flight = self.inflight.bytes();
+        let out = self.inflight.on_ack(range, ctx.now);
+        if let Some(rtt) = out.rtt {
+            self.rtt.on_sample(rtt);
+        }
+        if out.acked_bytes > 0 {
+            let sample = AckSample {
+                bytes: out.acked_bytes,
+                one_way_delay: Some(delay.0),
+                rtt: out.rtt,
+                flight,
+            };
+            self.cc.on_ack(ctx.now, &sample);
+        }
+        if out.lost_bytes > 0 {
+            self.cc.on_loss(ctx.now, out.lost_bytes);
+        }
+    }
+
+    fn on_request(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>, spec: ChunkSpec) {
+        if self.choking_remote {
+            return;
+        }
+        let Some(range) = self.range_of(swarm, spec) else {
+            return;
+        };
+        // Serve only what we have; the rest of the request is ignored.
+        let runs: Vec<ChunkRange> = swarm.have.filled_runs_in(range).collect();
+        for r in runs {
+            if self.uploads.push(r, ctx.config.max_upload_queue_chunks) < r.len() {
+                break;
+            }
+        }
+    }
+
+    fn on_data(
+        &mut self,
+        swarm: &mut Swarm,
+        ctx: &mut Ctx<'_>,
+        spec: ChunkSpec,
+        timestamp: Timestamp,
+        payload: &[u8],
+        hashes: &[(Bin, Hash)],
+    ) {
+        let delay = (ctx.now.as_micros() as i64).wrapping_sub(timestamp.0 as i64);
+        let Some(range) = spec.to_chunks(swarm.chunk_size) else {
+            return;
+        };
+        if !self.accept_hashes(swarm, ctx, hashes) {
+            return;
+        }
+        let cs = swarm.chunk_size.bytes_usize();
+        let count = range.len().min(MAX_CHUNKS_PER_DATA);
+        for i in 0..count {
+            let start = i as usize * cs;
+            if start >= payload.len() || self.close.is_some() {
+                break;
+            }
+            let data = &payload[start..(start + cs).min(payload.len())];
+            self.on_chunk(swarm, ctx, ChunkIndex(range.first().0 + i), data, delay);
+        }
+    }
+
+    /// Feeds the INTEGRITY messages that came before a DATA to the tree:
+    /// the leading ones that form a peak decomposition as peak hashes (sent
+    /// until we acknowledge something, RFC 7574 §5.6.2; they also bind the
+    /// incomplete right edge of the tree), the rest as uncles. Returns false
+    /// if the peer lied.
+    fn accept_hashes(
+        &mut self,
+        swarm: &mut Swarm,
+        ctx: &mut Ctx<'_>,
+        hashes: &[(Bin, Hash)],
+    ) -> bool {
+        let Integrity::Partial(tree) = &mut swarm.integrity else {
+            return true;
+        };
+        let known = tree.chunk_count();
+        // Prefixes that could be peaks: for a known size only the one that
+        // decomposes it (uncles can look like peaks of a smaller tree).
+        let candidates: Vec<usize> = (1..=hashes.len())
+            .rev()
+            .filter(|&k| {
+                let bins: Vec<Bin> = hashes[..k].iter().map(|h| h.0).collect();
+                chunk_count_from_peaks(&bins).is_some_and(|n| known.is_none_or(|m| m == n))
+            })
+            .collect();
+        let mut uncles = hashes;
+        for k in candidates {
+            match tree.accept_peaks(&hashes[..k]) {
+                Ok(n) => {
+                    uncles = &hashes[k..];
+                    if known.is_none() {
+                        swarm.availability.set_chunk_count(n);
+                        ctx.size_learned = true;
+                    }
+                    break;
+                }
+                // The right size but hashes that do not make the root.
+                Err(VerifyError::BadPeaks) if known.is_some() => {
+                    self.reject(swarm, ctx);
+                    return false;
+                }
+                Err(_) => {}
+            }
+        }
+        let Integrity::Partial(tree) = &mut swarm.integrity else {
+            return true;
+        };
+        for &(bin, hash) in uncles {
+            if let Err(VerifyError::BadHash(_)) = tree.accept_uncle(bin, hash) {
+                self.reject(swarm, ctx);
+                return false;
+            }
+        }
+        true
+    }
+
+    fn on_chunk(
+        &mut self,
+        swarm: &mut Swarm,
+        ctx: &mut Ctx<'_>,
+        chunk: ChunkIndex,
+        data: &[u8],
+        delay: i64,
+    ) {
+        if swarm.have.contains(chunk) {
+            // A duplicate (end game, or a retransmission): acknowledge it so
+            // the sender's controller sees the delivery.
+            self.outstanding.received(chunk);
+            self.queue_ack(chunk, delay);
+            return;
+        }
+        let Integrity::Partial(_) = swarm.integrity else {
+            return;
+        };
+        match swarm.integrity.verify(chunk, data) {
+            Ok(()) => {
+                if let Err(e) = swarm.storage.write_chunk(chunk, data) {
+                    ctx.events.push_back(Event::StorageError {
+                        swarm: self.swarm,
+                        error: e.to_string(),
+                    });
+                    self.release(ctx, chunk);
+                    return;
+                }
+                swarm.on_verified(chunk, data.len(), self.peer);
+                self.stats.chunks_received += 1;
+                self.stats.payload_bytes_received += data.len() as u64;
+                // In MSS per chunk, as the requests were counted.
+                let unit = super::mss(swarm.chunk_size.bytes());
+                let flight = self.outstanding.count() * unit;
+                let asked = self.outstanding.received(chunk);
+                let rtt = asked.map(|at| ctx.now.saturating_since(at));
+                if let Some(rtt) = rtt {
+                    self.req_rtt.on_sample(rtt);
+                }
+                let sample = AckSample {
+                    bytes: unit,
+                    one_way_delay: Some(delay),
+                    rtt,
+                    flight,
+                };
+                self.req_cc.on_ack(ctx.now, &sample);
+                self.queue_ack(chunk, delay);
+                if let Some(r) = ChunkRange::single(chunk) {
+                    self.on_remote_has(swarm, r);
+                }
+            }
+            Err(
+                VerifyError::MissingHash(_)
+                | VerifyError::UnknownSize
+                | VerifyError::TooLarge { .. },
+            ) => {
+                // Not the peer's fault for sure (an INTEGRITY may have been
+                // lost): ask again.
+                self.release(ctx, chunk);
+            }
+            Err(_) => self.reject(swarm, ctx),
+        }
+    }
+
+    /// Forget a chunk we asked this peer for so it is asked again.
+    fn release(&mut self, ctx: &mut Ctx<'_>, chunk: ChunkIndex) {
+        if self.outstanding.received(chunk).is_some() {
+            ctx.released.extend(ChunkRange::single(chunk));
+        }
+    }
+
+    /// The peer sent data or hashes that failed verification: drop it, count
+    /// it, and have its chunks fetched elsewhere.
+    fn reject(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>) {
+        self.stats.chunks_rejected += 1;
+        swarm.stats.chunks_rejected += 1;
+        swarm.stats.bad_peers += 1;
+        swarm.peer_stats(self.peer).chunks_rejected += 1;
+        let dropped = self.outstanding.clear();
+        ctx.released.extend(dropped.filled_runs());
+        self.close(CloseReason::BadData, true);
+    }
+
+    fn queue_ack(&mut self, chunk: ChunkIndex, delay: i64) {
+        self.announced.set_chunk(chunk);
+        if let Some(last) = self.acks.last_mut() {
+            if last.0.last().0.checked_add(1) == Some(chunk.0) {
+                if let Some(r) = ChunkRange::new(last.0.first(), chunk) {
+                    *last = (r, delay);
+                    return;
+                }
+            }
+        }
+        if let Some(r) = ChunkRange::single(chunk) {
+            self.acks.push((r, delay));
+        }
+    }
+}

@@ -1,0 +1,434 @@
+//! What a channel puts in the next datagram to its peer.
+
+use super::{mss, Channel, State};
+use crate::bin::Bin;
+use crate::chunk::{ChunkIndex, ChunkRange};
+use crate::hash::Hash;
+use crate::pick::PickView;
+use crate::proto::event::Event;
+use crate::proto::pex::may_share;
+use crate::proto::swarm::Swarm;
+use crate::proto::Ctx;
+use crate::wire::{
+    ChannelId, ChunkAddressing, ChunkSpec, DatagramWriter, DelaySample, HandshakeOptions, Message,
+    SwarmParams, Timestamp, PPSPP_VERSION,
+};
+
+/// Chunks requested per REQUEST round at most, whatever the window says.
+const MAX_PICK: u64 = 256;
+
+impl Channel {
+    /// Writes the next datagram for this peer into `buf`; returns its length,
+    /// or `None` when there is nothing to send now.
+    pub fn poll_transmit(
+        &mut self,
+        swarm: &mut Swarm,
+        ctx: &mut Ctx<'_>,
+        buf: &mut [u8],
+    ) -> Option<usize> {
+        let len = if self.close.is_some() {
+            self.write_close(buf)
+        } else {
+            match self.state {
+                State::Initiating => self.write_handshake(swarm, ctx, buf),
+                State::Responding => self.write_answer(swarm, ctx, buf),
+                State::Established => self.write_established(swarm, ctx, buf),
+            }
+        }?;
+        self.last_send = ctx.now;
+        self.sent_since_recv = self.sent_since_recv.saturating_add(1);
+        self.bytes_out += len as u64;
+        Some(len)
+    }
+
+    fn write_close(&mut self, buf: &mut [u8]) -> Option<usize> {
+        if !self.close_notify {
+            return None;
+        }
+        self.close_notify = false;
+        // RFC 7574 §8.4: source channel 0, options empty or just the version.
+        let options = HandshakeOptions {
+            version: Some(PPSPP_VERSION),
+            ..HandshakeOptions::default()
+        };
+        let mut w = DatagramWriter::new(buf, self.remote, self.params).ok()?;
+        w.push(&Message::Handshake {
+            source: ChannelId::ZERO,
+            options,
+        })
+        .ok()?;
+        Some(w.finish())
+    }
+
+    /// Our first HANDSHAKE, and its retransmissions (with the libswift
+    /// fallback: after two unanswered tries, drop options 8 and 9).
+    fn write_handshake(
+        &mut self,
+        swarm: &Swarm,
+        ctx: &mut Ctx<'_>,
+        buf: &mut [u8],
+    ) -> Option<usize> {
+        if ctx.now < self.hs_next || self.hs_attempts >= ctx.config.handshake_attempts {
+            return None;
+        }
+        if self.hs_attempts >= 2 && matches!(ctx.config.compat, crate::proto::Compat::Auto) {
+            self.extended_options = false;
+        }
+        let options = super::our_options(
+            swarm.root.as_bytes(),
+            swarm.hash_function,
+            swarm.chunk_size,
+            self.params.addressing,
+            self.extended_options,
+            true,
+        );
+        let mut w = DatagramWriter::new(buf, ChannelId::ZERO, SwarmParams::default()).ok()?;
+        w.push(&Message::Handshake {
+            source: self.local,
+            options,
+        })
+        .ok()?;
+        self.hs_attempts += 1;
+        self.hs_next =
+            ctx.now + ctx.config.handshake_retry * 2u32.pow(self.hs_attempts.min(10) - 1);
+        Some(w.finish())
+    }
+
+    /// Our answer to a HANDSHAKE, then HAVEs, all within the bytes the
+    /// initiator sent us: its address is not proven yet, so we must not
+    /// amplify (RFC 7574 §13.2.1).
+    fn write_answer(&mut self, swarm: &Swarm, _ctx: &mut Ctx<'_>, buf: &mut [u8]) -> Option<usize> {
+        if !self.reply_due {
+            return None;
+        }
+        let budget =
+            usize::try_from(self.bytes_in.saturating_sub(self.bytes_out)).unwrap_or(usize::MAX);
+        let limit = budget.min(buf.len());
+        let options = super::our_options(
+            swarm.root.as_bytes(),
+            swarm.hash_function,
+            swarm.chunk_size,
+            self.params.addressing,
+            self.extended_options,
+            false,
+        );
+        let mut w = DatagramWriter::new(&mut buf[..limit], self.remote, self.params).ok()?;
+        w.push(&Message::Handshake {
+            source: self.local,
+            options,
+        })
+        .ok()?;
+        self.reply_due = false;
+        self.push_haves(swarm, &mut w);
+        Some(w.finish())
+    }
+
+    fn write_established(
+        &mut self,
+        swarm: &mut Swarm,
+        ctx: &mut Ctx<'_>,
+        buf: &mut [u8],
+    ) -> Option<usize> {
+        let mut w = DatagramWriter::new(buf, self.remote, self.params).ok()?;
+        // Control messages stay within the configured datagram size; a DATA
+        // may make the datagram as large as one chunk needs.
+        w.set_limit(ctx.config.max_datagram);
+        if self.choke_dirty {
+            let m = if self.choking_remote {
+                Message::Choke
+            } else {
+                Message::Unchoke
+            };
+            if w.push(&m).is_ok() {
+                self.choke_dirty = false;
+            }
+        }
+        self.push_acks(swarm, &mut w);
+        self.push_cancels(swarm, &mut w);
+        self.push_haves(swarm, &mut w);
+        self.push_pex(swarm, ctx, &mut w);
+        self.push_requests(swarm, ctx, &mut w);
+        self.push_data(swarm, ctx, &mut w);
+        let keepalive_due =
+            ctx.now.saturating_since(self.last_send) >= ctx.config.keepalive_interval;
+        if !w.is_empty() || self.third_due || keepalive_due {
+            self.third_due = false;
+            Some(w.finish())
+        } else {
+            None
+        }
+    }
+
+    fn push_acks(&mut self, swarm: &Swarm, w: &mut DatagramWriter<'_>) {
+        let mut sent = 0;
+        'acks: for &(range, delay) in &self.acks {
+            for spec in self.specs_for(swarm, range) {
+                if w.push(&Message::Ack {
+                    spec,
+                    delay: DelaySample(delay),
+                })
+                .is_err()
+                {
+                    break 'acks;
+                }
+            }
+            sent += 1;
+        }
+        self.acks.drain(..sent);
+    }
+
+    /// Chunks we asked this peer for that arrived from others: CANCEL them.
+    fn push_cancels(&mut self, swarm: &Swarm, w: &mut DatagramWriter<'_>) {
+        if self.outstanding.count() == 0 {
+            return;
+        }
+        let done: Vec<ChunkRange> = self
+            .outstanding
+            .chunks()
+            .filled_runs()
+            .flat_map(|r| swarm.have.filled_runs_in(r).collect::<Vec<_>>())
+            .collect();
+        for r in done {
+            self.outstanding.remove(r);
+            for spec in self.specs_for(swarm, r) {
+                if w.push(&Message::Cancel(spec)).is_err() {
+                    return;
+                }
+            }
+        }
+    }
+
+    /// HAVE for what we verified since we last told this peer; never to a
+    /// peer that has everything (RFC 7574 §3.2: it does not need them).
+    fn push_haves(&mut self, swarm: &Swarm, w: &mut DatagramWriter<'_>) {
+        if self.announced_version == swarm.have_version {
+            return;
+        }
+        if self.remote_complete {
+            self.announced_version = swarm.have_version;
+            return;
+        }
+        let runs: Vec<ChunkRange> = swarm.have.difference_runs(&self.announced).collect();
+        for r in runs {
+            for spec in self.specs_for(swarm, r) {
+                if w.push(&Message::Have(spec)).is_err() {
+                    return; // The rest goes in the next datagram.
+                }
+            }
+            self.announced.set(r);
+        }
+        self.announced_version = swarm.have_version;
+    }
+
+    fn push_pex(&mut self, swarm: &Swarm, ctx: &mut Ctx<'_>, w: &mut DatagramWriter<'_>) {
+        if !self.pex_requested && ctx.config.pex_auto_connect && w.push(&Message::PexReq).is_ok() {
+            self.pex_requested = true;
+        }
+        if self.pex_reply_due {
+            self.pex_reply_due = false;
+            let shareable = swarm.peers.iter().filter(|a| may_share(**a, self.peer));
+            for addr in shareable.take(ctx.config.pex_max_addresses) {
+                let m = match addr {
+                    std::net::SocketAddr::V4(a) => Message::PexResV4(*a),
+                    std::net::SocketAddr::V6(a) => Message::PexResV6(*a),
+                };
+                if w.push(&m).is_err() {
+                    break;
+                }
+            }
+        }
+    }
+
+    fn push_requests(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>, w: &mut DatagramWriter<'_>) {
+        if self.choked_by_remote || swarm.is_complete() || self.remote_has.is_empty() {
+            return;
+        }
+        let cs = u64::from(swarm.chunk_size.bytes());
+        let window = self.req_cc.window() / mss(swarm.chunk_size.bytes());
+        let have_room = window
+            .max(1)
+            .min(ctx.config.max_requests_per_peer)
+            .saturating_sub(self.outstanding.count())
+            .min(MAX_PICK);
+        let affordable = match ctx.download.as_deref() {
+            Some(bucket) if bucket.ready_at(cs) > ctx.now => 0,
+            _ => have_room,
+        };
+        if affordable == 0 {
+            return;
+        }
+        let mut picked = Vec::new();
+        let view = PickView {
+            now: ctx.now,
+            chunk_count: swarm.integrity.chunk_count(),
+            have: &swarm.have,
+            requested: &swarm.requested,
+            requested_from_peer: self.outstanding.chunks(),
+            peer_has: &self.remote_has,
+            availability: &swarm.availability,
+            playhead: None,
+        };
+        swarm.picker.pick(&view, affordable, ctx.rng, &mut picked);
+        for range in picked {
+            let Some(range) = swarm.clamp(range) else {
+                continue;
+            };
+            let specs: Vec<ChunkSpec> = self.specs_for(swarm, range).collect();
+            if specs.is_empty()
+                || w.remaining() < specs.len() * (1 + self.params.addressing.spec_len())
+            {
+                break;
+            }
+            for spec in specs {
+                // Room was checked above.
+                let _ = w.push(&Message::Request(spec));
+            }
+            self.outstanding.add(range, ctx.now);
+            swarm.requested.set(range);
+            // The request window counts a chunk as one MSS, so that its
+            // flight and its window are in the same unit.
+            let unit = mss(swarm.chunk_size.bytes());
+            self.req_cc
+                .on_sent(ctx.now, range.len() * unit, self.outstanding.count() * unit);
+            if let Some(bucket) = ctx.download.as_deref_mut() {
+                bucket.take_saturating(ctx.now, range.len() * cs);
+            }
+        }
+    }
+
+    /// Appends INTEGRITY and DATA for the next requested chunk, if the
+    /// congestion window, pacing and the upload limit allow and it fits
+    /// beside the control messages (else it goes in the next datagram).
+    fn push_data(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>, w: &mut DatagramWriter<'_>) {
+        if self.choking_remote || self.uploads.is_empty() || ctx.now < self.next_data_at {
+            return;
+        }
+        let cs = swarm.chunk_size.bytes_usize();
+        let mss = mss(swarm.chunk_size.bytes());
+        if self.inflight.bytes() > 0 && self.inflight.bytes() + mss > self.cc.window() {
+            return;
+        }
+        let (chunk, hashes) = loop {
+            let Some(chunk) = self.uploads.peek() else {
+                return;
+            };
+            let hashes = swarm
+                .have
+                .contains(chunk)
+                .then(|| self.hashes_for(swarm, chunk))
+                .flatten();
+            match (hashes, self.spec_for_chunk(swarm, chunk)) {
+                (Some(h), Some(spec)) => break ((chunk, spec), h),
+                _ => {
+                    self.uploads.pop();
+                }
+            }
+        };
+        let (chunk, spec) = chunk;
+        let spec_len = 1 + self.params.addressing.spec_len();
+        let needed = hashes.len() * (spec_len + self.params.hash_len()) + spec_len + 8 + cs;
+        let start = w.len();
+        let limit = ctx
+            .config
+            .max_datagram
+            .max(crate::wire::CHANNEL_ID_LEN + needed);
+        if start + needed > limit {
+            return;
+        }
+        if let Some(bucket) = ctx.upload.as_deref_mut() {
+            if !bucket.try_take(ctx.now, needed as u64) {
+                ctx.upload_blocked = true;
+                return;
+            }
+        }
+        w.set_limit(limit);
+        for (bin, hash) in &hashes {
+            let Some(s) = self.spec_for_bin(swarm, *bin) else {
+                return;
+            };
+            if w.push(&Message::Integrity {
+                spec: s,
+                hash: *hash,
+            })
+            .is_err()
+            {
+                return;
+            }
+        }
+        let timestamp = Timestamp(ctx.now.as_micros());
+        let storage = &mut swarm.storage;
+        let Ok(read) = w.push_data_with(spec, timestamp, cs, |out| storage.read_chunk(chunk, out))
+        else {
+            return;
+        };
+        self.uploads.pop();
+        let n = match read {
+            Ok(n) => n,
+            Err(e) => {
+                ctx.events.push_back(Event::StorageError {
+                    swarm: self.swarm,
+                    error: e.to_string(),
+                });
+                return;
+            }
+        };
+        let bytes = (w.len() - start) as u64;
+        self.inflight.on_sent(chunk.0, bytes, ctx.now);
+        self.cc.on_sent(ctx.now, bytes, self.inflight.bytes());
+        if let Some(rate) = self
+            .rtt
+            .srtt()
+            .and_then(|srtt| self.cc.pacing_rate(srtt))
+            .filter(|r| *r > 0)
+        {
+            self.next_data_at =
+                ctx.now + std::time::Duration::from_micros(bytes * 1_000_000 / rate);
+        }
+        self.stats.chunks_sent += 1;
+        self.stats.payload_bytes_sent += n as u64;
+        swarm.stats.payload_bytes_sent += n as u64;
+        let peer = swarm.peer_stats(self.peer);
+        peer.chunks_sent += 1;
+        peer.payload_bytes_sent += n as u64;
+    }
+
+    /// The hashes to put before DATA of `chunk`: the peaks until the peer
+    /// has acknowledged something (RFC 7574 §5.6.2), then the uncles it
+    /// lacks, top down (§5.4). `None` if we cannot vouch for the chunk.
+    fn hashes_for(&self, swarm: &Swarm, chunk: ChunkIndex) -> Option<Vec<(Bin, Hash)>> {
+        let uncles = swarm
+            .integrity
+            .uncles(chunk, |b| !self.remote_has.is_empty_bin(b))?;
+        if self.remote_has.is_empty() {
+            let mut all = swarm.integrity.peaks()?;
+            all.extend(uncles);
+            Some(all)
+        } else {
+            Some(uncles)
+        }
+    }
+
+    fn specs_for<'s>(
+        &self,
+        swarm: &'s Swarm,
+        range: ChunkRange,
+    ) -> impl Iterator<Item = ChunkSpec> + 's {
+        let len = swarm.integrity.content_len().unwrap_or(u64::MAX);
+        self.params
+            .addressing
+            .specs_for(range, swarm.chunk_size, len)
+    }
+
+    fn spec_for_chunk(&self, swarm: &Swarm, chunk: ChunkIndex) -> Option<ChunkSpec> {
+        let mut specs = self.specs_for(swarm, ChunkRange::single(chunk)?);
+        let s = specs.next()?;
+        specs.next().is_none().then_some(s)
+    }
+
+    fn spec_for_bin(&self, swarm: &Swarm, bin: Bin) -> Option<ChunkSpec> {
+        match self.params.addressing {
+            ChunkAddressing::Bins32 | ChunkAddressing::Bins64 => Some(ChunkSpec::Bin(bin)),
+            _ => self.specs_for(swarm, bin.chunks()?).next(),
+        }
+    }
+}

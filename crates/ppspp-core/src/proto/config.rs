@@ -1,0 +1,91 @@
+//! Configuration of an [`super::Endpoint`] and its swarms.
+
+use std::time::Duration;
+
+/// How we handshake with peers whose implementation we do not know.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Compat {
+    /// Offer the full RFC 7574 option set (supported messages, chunk size);
+    /// when such a handshake goes unanswered twice, retry without options 8
+    /// and 9, which libswift drops handshakes for (wire notes, interop
+    /// profile).
+    #[default]
+    Auto,
+    /// Always the full option set.
+    Rfc,
+    /// Never send options 8 and 9 (talking to libswift).
+    Libswift,
+}
+
+/// Limits and timers of an endpoint. The defaults suit the open Internet;
+/// the lab shortens or lengthens them per scenario.
+#[derive(Clone, Debug)]
+pub struct EndpointConfig {
+    /// Handshake compatibility mode.
+    pub compat: Compat,
+    /// Largest datagram we send (bytes of UDP payload); a datagram always has
+    /// room for one DATA of a whole chunk with its headers.
+    pub max_datagram: usize,
+    /// Most channels per swarm; further handshakes are refused.
+    pub max_peers_per_swarm: usize,
+    /// Most channels in all swarms.
+    pub max_channels: usize,
+    /// Send a keep-alive after this long without sending anything
+    /// (libswift: at most every 58 s).
+    pub keepalive_interval: Duration,
+    /// A peer that sent nothing for this long while we sent it at least
+    /// [`EndpointConfig::dead_datagrams`] datagrams is dead (RFC 7574 §8.15: 3 minutes).
+    pub dead_timeout: Duration,
+    /// See [`EndpointConfig::dead_timeout`] (RFC 7574: 3 datagrams).
+    pub dead_datagrams: u32,
+    /// First handshake retransmission delay; doubles per attempt.
+    pub handshake_retry: Duration,
+    /// Handshake attempts before giving up on a peer.
+    pub handshake_attempts: u32,
+    /// Most chunks a peer may have queued in its requests to us; requests
+    /// beyond are ignored (bounded memory per peer).
+    pub max_upload_queue_chunks: u64,
+    /// Most chunks we keep requested from one peer, whatever the window.
+    pub max_requests_per_peer: u64,
+    /// Upload limit in bytes per second over all swarms (payload and
+    /// headers of DATA); `None` for no limit.
+    pub upload_limit: Option<u64>,
+    /// Download limit in bytes per second, enforced by requesting no faster.
+    pub download_limit: Option<u64>,
+    /// How often a downloading swarm checkpoints its progress to storage.
+    pub checkpoint_interval: Duration,
+    /// Most addresses in one answer to PEX_REQ.
+    pub pex_max_addresses: usize,
+    /// Connect to addresses learned through PEX automatically.
+    pub pex_auto_connect: bool,
+    /// Name of the congestion controller for DATA we send (see `cc::by_name`).
+    pub congestion: String,
+    /// Name of the controller bounding the bytes we have requested from one
+    /// peer and not yet received (receiver-driven, RFC 9840 style).
+    pub request_congestion: String,
+}
+
+impl Default for EndpointConfig {
+    fn default() -> Self {
+        EndpointConfig {
+            compat: Compat::Auto,
+            max_datagram: 1472,
+            max_peers_per_swarm: 64,
+            max_channels: 1024,
+            keepalive_interval: Duration::from_secs(30),
+            dead_timeout: Duration::from_secs(180),
+            dead_datagrams: 3,
+            handshake_retry: Duration::from_secs(1),
+            handshake_attempts: 5,
+            max_upload_queue_chunks: 8192,
+            max_requests_per_peer: 2048,
+            upload_limit: None,
+            download_limit: None,
+            checkpoint_interval: Duration::from_secs(5),
+            pex_max_addresses: 32,
+            pex_auto_connect: true,
+            congestion: "ledbat".to_string(),
+            request_congestion: "ledbat".to_string(),
+        }
+    }
+}

@@ -1,0 +1,679 @@
+//! The endpoint: every swarm and channel behind one UDP socket, demultiplexed
+//! by channel id (RFC 7574 §3.11, §8.3).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddr;
+use std::ops::Bound;
+
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::{RngExt, SeedableRng};
+
+use super::channel::{check_options, mss, Channel, State};
+use super::config::{Compat, EndpointConfig};
+use super::event::{CloseReason, EndpointStats, Event, SwarmStats};
+use super::ratelimit::TokenBucket;
+use super::swarm::{Swarm, SwarmSetup};
+use super::{Ctx, SwarmHandle};
+use crate::binmap::Binmap;
+use crate::chunk::{ChunkIndex, ChunkRange};
+use crate::pick::availability::Availability;
+use crate::time::Instant;
+use crate::wire::{
+    decode_datagram, ChannelId, ChunkAddressing, DatagramWriter, HandshakeOptions, Message,
+    SwarmParams, PPSPP_VERSION,
+};
+
+/// A datagram [`Endpoint::poll_transmit`] wrote: where to send the first
+/// `len` bytes of the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// The peer's address.
+    pub destination: SocketAddr,
+    /// Bytes written at the start of the buffer.
+    pub len: usize,
+}
+
+/// Refusals waiting to be sent: the peer and the channel it asked from.
+const MAX_PENDING_REFUSALS: usize = 64;
+
+/// All swarms and channels of one UDP socket. Sans-IO: it never reads a
+/// clock, a socket or a global random source.
+pub struct Endpoint {
+    config: EndpointConfig,
+    rng: Xoshiro256PlusPlus,
+    swarms: Vec<Option<Swarm>>,
+    by_swarm_id: BTreeMap<Vec<u8>, SwarmHandle>,
+    channels: BTreeMap<ChannelId, Channel>,
+    /// Responder channels by the initiator's address and channel, to spot
+    /// retransmitted handshakes.
+    by_remote: BTreeMap<(SocketAddr, ChannelId), ChannelId>,
+    events: VecDeque<Event>,
+    upload: Option<TokenBucket>,
+    download: Option<TokenBucket>,
+    upload_blocked: bool,
+    cursor: ChannelId,
+    refusals: VecDeque<(SocketAddr, ChannelId)>,
+    stats: EndpointStats,
+    released: Vec<ChunkRange>,
+    found: Vec<SocketAddr>,
+    last_now: Instant,
+}
+
+impl Endpoint {
+    /// An endpoint whose channel ids and random choices come from `seed`.
+    pub fn new(config: EndpointConfig, seed: u64) -> Endpoint {
+        let now = Instant::ZERO;
+        let burst = |rate: u64| rate.max(64 * 1024) / 4;
+        Endpoint {
+            upload: config
+                .upload_limit
+                .map(|r| TokenBucket::new(r, burst(r), now)),
+            download: config
+                .download_limit
+                .map(|r| TokenBucket::new(r, burst(r), now)),
+            config,
+            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            swarms: Vec::new(),
+            by_swarm_id: BTreeMap::new(),
+            channels: BTreeMap::new(),
+            by_remote: BTreeMap::new(),
+            events: VecDeque::new(),
+            upload_blocked: false,
+            cursor: ChannelId::ZERO,
+            refusals: VecDeque::new(),
+            stats: EndpointStats::default(),
+            released: Vec::new(),
+            found: Vec::new(),
+            last_now: now,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &EndpointConfig {
+        &self.config
+    }
+
+    /// Starts serving or fetching a swarm. Returns `None` if a swarm with
+    /// the same id is already there.
+    pub fn add_swarm(&mut self, now: Instant, setup: SwarmSetup) -> Option<SwarmHandle> {
+        let id = setup.root.as_bytes().to_vec();
+        if self.by_swarm_id.contains_key(&id) {
+            return None;
+        }
+        let handle = SwarmHandle(u32::try_from(self.swarms.len()).ok()?);
+        let swarm = Swarm::new(setup, now);
+        self.swarms.push(Some(swarm));
+        self.by_swarm_id.insert(id, handle);
+        self.check_progress(handle);
+        Some(handle)
+    }
+
+    /// Opens a channel to `peer` in `swarm` (the first datagram of the
+    /// handshake goes out with the next [`Endpoint::poll_transmit`]).
+    /// Returns `None` if there is one already or a limit is reached.
+    pub fn connect(
+        &mut self,
+        now: Instant,
+        swarm: SwarmHandle,
+        peer: SocketAddr,
+    ) -> Option<ChannelId> {
+        self.last_now = now;
+        let s = self.swarms.get(swarm.0 as usize)?.as_ref()?;
+        let chunk_size = s.chunk_size.bytes();
+        let hash_function = s.hash_function;
+        let full = s.channels.len() >= self.config.max_peers_per_swarm
+            || self.channels.len() >= self.config.max_channels;
+        let exists = s
+            .channels
+            .iter()
+            .any(|c| self.channels.get(c).is_some_and(|ch| ch.peer == peer));
+        if full || exists || s.closing {
+            return None;
+        }
+        let local = self.fresh_channel_id();
+        let params = SwarmParams {
+            addressing: ChunkAddressing::ChunkRanges32,
+            hash_function,
+            signature_len: None,
+            chunk_size: Some(chunk_size),
+        };
+        let (mut ctx, _, _) = self.parts(now);
+        let channel = Channel::new(
+            &mut ctx,
+            local,
+            peer,
+            swarm,
+            State::Initiating,
+            chunk_size,
+            params,
+        );
+        self.channels.insert(local, channel);
+        self.swarm_mut(swarm)?.channels.insert(local);
+        Some(local)
+    }
+
+    /// Handles one datagram from `from`.
+    pub fn handle_datagram(&mut self, now: Instant, from: SocketAddr, data: &[u8]) {
+        self.last_now = now;
+        self.stats.datagrams_received += 1;
+        self.stats.bytes_received += data.len() as u64;
+        let Some(head) = data.get(..4) else {
+            self.stats.datagrams_dropped += 1;
+            return;
+        };
+        let dst = ChannelId(u32::from_be_bytes([head[0], head[1], head[2], head[3]]));
+        if dst == ChannelId::ZERO {
+            self.on_first_datagram(now, from, data);
+        } else {
+            self.on_channel_datagram(now, from, dst, data);
+        }
+        self.reap();
+    }
+
+    fn on_channel_datagram(&mut self, now: Instant, from: SocketAddr, dst: ChannelId, data: &[u8]) {
+        let (mut ctx, channels, swarms) = self.parts(now);
+        let Some(ch) = channels
+            .get_mut(&dst)
+            .filter(|c| c.peer == from && c.close.is_none())
+        else {
+            self.stats.datagrams_dropped += 1;
+            return;
+        };
+        let Some(swarm) = swarms.get_mut(ch.swarm.0 as usize).and_then(Option::as_mut) else {
+            return;
+        };
+        let Ok((_, messages)) = decode_datagram(data, ch.params) else {
+            return;
+        };
+        ch.on_messages(swarm, &mut ctx, messages, data.len(), true);
+        let malformed = ctx.malformed;
+        let size_learned = ctx.size_learned;
+        let handle = ch.swarm;
+        self.stats.datagrams_dropped += u64::from(malformed > 0);
+        self.after_channel(now, handle, dst, size_learned);
+    }
+
+    /// A datagram to channel 0: a HANDSHAKE opening a channel.
+    fn on_first_datagram(&mut self, now: Instant, from: SocketAddr, data: &[u8]) {
+        let params = SwarmParams::default();
+        let Ok((_, mut messages)) = decode_datagram(data, params) else {
+            return;
+        };
+        let Some(Ok(Message::Handshake { source, options })) = messages.next() else {
+            self.stats.datagrams_dropped += 1;
+            return;
+        };
+        if source == ChannelId::ZERO {
+            self.stats.datagrams_dropped += 1;
+            return;
+        }
+        if let Some(local) = self.by_remote.get(&(from, source)).copied() {
+            // A retransmitted handshake: answer again, within what it adds to
+            // the anti-amplification budget.
+            if let Some(ch) = self.channels.get_mut(&local) {
+                ch.bytes_in += data.len() as u64;
+                if ch.state == State::Responding {
+                    ch.reply_due = true;
+                }
+            }
+            return;
+        }
+        let handle = options
+            .swarm_id
+            .and_then(|id| self.by_swarm_id.get(id).copied());
+        let Some(handle) = handle else {
+            self.refuse(from, source, data.len());
+            return;
+        };
+        let Some(swarm) = self.swarm(handle) else {
+            return;
+        };
+        let full = swarm.channels.len() >= self.config.max_peers_per_swarm
+            || self.channels.len() >= self.config.max_channels
+            || swarm.closing;
+        let offer = check_options(&options, swarm.hash_function, swarm.chunk_size);
+        let (Ok(offer), false) = (offer, full) else {
+            self.refuse(from, source, data.len());
+            return;
+        };
+        let chunk_size = swarm.chunk_size.bytes();
+        let mut params = SwarmParams {
+            chunk_size: Some(chunk_size),
+            ..SwarmParams::default()
+        };
+        params.apply(&options);
+        params.addressing = offer.addressing;
+        let local = self.fresh_channel_id();
+        let (mut ctx, channels, swarms) = self.parts(now);
+        let mut ch = Channel::new(
+            &mut ctx,
+            local,
+            from,
+            handle,
+            State::Responding,
+            chunk_size,
+            params,
+        );
+        ch.remote = source;
+        ch.reply_due = true;
+        ch.extended_options = offer.extended && !matches!(ctx.config.compat, Compat::Libswift);
+        let Some(swarm) = swarms.get_mut(handle.0 as usize).and_then(Option::as_mut) else {
+            return;
+        };
+        // The rest of the datagram (HAVE, REQUEST) uses the options just read.
+        ch.on_messages(swarm, &mut ctx, messages, data.len(), false);
+        swarm.channels.insert(local);
+        channels.insert(local, ch);
+        self.by_remote.insert((from, source), local);
+        self.after_channel(now, handle, local, false);
+    }
+
+    fn refuse(&mut self, to: SocketAddr, channel: ChannelId, received: usize) {
+        self.stats.datagrams_dropped += 1;
+        // A refusal is 12 bytes: never more than the handshake it answers.
+        if received >= 12 && self.refusals.len() < MAX_PENDING_REFUSALS {
+            self.refusals.push_back((to, channel));
+        }
+    }
+
+    /// What the endpoint does once a channel has handled an input.
+    fn after_channel(
+        &mut self,
+        now: Instant,
+        handle: SwarmHandle,
+        channel: ChannelId,
+        size_learned: bool,
+    ) {
+        let released = std::mem::take(&mut self.released);
+        self.release(handle, channel, &released);
+        self.released = released;
+        self.released.clear();
+        if size_learned {
+            self.recount_availability(handle);
+        }
+        let found = std::mem::take(&mut self.found);
+        for addr in &found {
+            self.events.push_back(Event::PeerAddress {
+                swarm: handle,
+                addr: *addr,
+            });
+            if self.config.pex_auto_connect {
+                self.connect(now, handle, *addr);
+            }
+        }
+        self.found = found;
+        self.found.clear();
+        self.check_progress(handle);
+    }
+
+    /// Chunks a channel stopped waiting for: unless another channel of the
+    /// swarm still has them requested, they become pickable again.
+    fn release(&mut self, handle: SwarmHandle, except: ChannelId, ranges: &[ChunkRange]) {
+        if ranges.is_empty() {
+            return;
+        }
+        let Some(swarm) = self
+            .swarms
+            .get_mut(handle.0 as usize)
+            .and_then(Option::as_mut)
+        else {
+            return;
+        };
+        let mut still = Binmap::new();
+        for id in swarm.channels.iter().filter(|id| **id != except) {
+            if let Some(ch) = self.channels.get(id) {
+                for &r in ranges {
+                    for run in ch.outstanding.chunks().filled_runs_in(r) {
+                        still.set(run);
+                    }
+                }
+            }
+        }
+        for &r in ranges {
+            swarm.requested.clear(r);
+            for run in still.filled_runs_in(r) {
+                swarm.requested.set(run);
+            }
+        }
+    }
+
+    /// Once the chunk count is known, count every peer's chunks again.
+    fn recount_availability(&mut self, handle: SwarmHandle) {
+        let Some(swarm) = self
+            .swarms
+            .get_mut(handle.0 as usize)
+            .and_then(Option::as_mut)
+        else {
+            return;
+        };
+        let Some(n) = swarm.chunk_count() else { return };
+        swarm.availability = Availability::new();
+        swarm.availability.set_chunk_count(n);
+        for id in swarm.channels.clone() {
+            if let Some(ch) = self.channels.get_mut(&id) {
+                ch.remote_complete = false;
+                if let Some(all) = ChunkRange::with_len(0u64, n) {
+                    let runs: Vec<ChunkRange> = ch.remote_has.filled_runs_in(all).collect();
+                    runs.into_iter().for_each(|r| swarm.availability.add(r));
+                }
+                ch.check_remote_complete(swarm);
+            }
+        }
+    }
+
+    /// Reports a newly known content length and completion, and
+    /// checkpoints a completed download.
+    fn check_progress(&mut self, handle: SwarmHandle) {
+        let now = self.last_now;
+        let interval = self.config.checkpoint_interval;
+        let Some(swarm) = self
+            .swarms
+            .get_mut(handle.0 as usize)
+            .and_then(Option::as_mut)
+        else {
+            return;
+        };
+        if !swarm.content_len_reported {
+            if let Some(len) = swarm.integrity.content_len() {
+                swarm.content_len_reported = true;
+                if let Err(e) = swarm.storage.set_content_len(len) {
+                    self.events.push_back(Event::StorageError {
+                        swarm: handle,
+                        error: e.to_string(),
+                    });
+                }
+                self.events
+                    .push_back(Event::ContentLength { swarm: handle, len });
+            }
+        }
+        if !swarm.complete_reported && swarm.is_complete() {
+            swarm.complete_reported = true;
+            if let Some(e) = swarm.maybe_checkpoint(now, interval, true) {
+                self.events.push_back(Event::StorageError {
+                    swarm: handle,
+                    error: e,
+                });
+            }
+            self.events.push_back(Event::Complete { swarm: handle });
+        }
+    }
+
+    /// Runs the timers due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.last_now = now;
+        let ids: Vec<ChannelId> = self.channels.keys().copied().collect();
+        for id in ids {
+            let (mut ctx, channels, _) = self.parts(now);
+            let Some(ch) = channels.get_mut(&id) else {
+                continue;
+            };
+            let mut released = std::mem::take(ctx.released);
+            ch.on_timeout(&mut ctx, &mut released);
+            let handle = ch.swarm;
+            self.released = released;
+            self.after_channel(now, handle, id, false);
+        }
+        let interval = self.config.checkpoint_interval;
+        for (i, swarm) in self.swarms.iter_mut().enumerate() {
+            if let Some(s) = swarm.as_mut() {
+                if let Some(e) = s.maybe_checkpoint(now, interval, false) {
+                    self.events.push_back(Event::StorageError {
+                        swarm: SwarmHandle(i as u32),
+                        error: e,
+                    });
+                }
+            }
+        }
+        self.reap();
+    }
+
+    /// Writes the next datagram to send into `buf` (at least 64 KiB is
+    /// always enough). Call until it returns `None`.
+    pub fn poll_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        self.last_now = now;
+        let out = self.next_transmit(now, buf);
+        if let Some(t) = out {
+            self.stats.datagrams_sent += 1;
+            self.stats.bytes_sent += t.len as u64;
+        }
+        self.reap();
+        out
+    }
+
+    fn next_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        if let Some((to, channel)) = self.refusals.pop_front() {
+            let options = HandshakeOptions {
+                version: Some(PPSPP_VERSION),
+                ..HandshakeOptions::default()
+            };
+            let mut w = DatagramWriter::new(buf, channel, SwarmParams::default()).ok()?;
+            w.push(&Message::Handshake {
+                source: ChannelId::ZERO,
+                options,
+            })
+            .ok()?;
+            return Some(Transmit {
+                destination: to,
+                len: w.finish(),
+            });
+        }
+        self.upload_blocked = false;
+        let cursor = self.cursor;
+        let (mut ctx, channels, swarms) = self.parts(now);
+        let after = channels.range_mut((Bound::Excluded(cursor), Bound::Unbounded));
+        let mut found = None;
+        for (id, ch) in after {
+            let Some(swarm) = swarms.get_mut(ch.swarm.0 as usize).and_then(Option::as_mut) else {
+                continue;
+            };
+            if let Some(len) = ch.poll_transmit(swarm, &mut ctx, buf) {
+                found = Some((*id, ch.peer, len, ch.swarm));
+                break;
+            }
+        }
+        if found.is_none() {
+            for (id, ch) in channels.range_mut(..=cursor) {
+                let Some(swarm) = swarms.get_mut(ch.swarm.0 as usize).and_then(Option::as_mut)
+                else {
+                    continue;
+                };
+                if let Some(len) = ch.poll_transmit(swarm, &mut ctx, buf) {
+                    found = Some((*id, ch.peer, len, ch.swarm));
+                    break;
+                }
+            }
+        }
+        let blocked = ctx.upload_blocked;
+        self.upload_blocked = blocked;
+        let (id, peer, len, handle) = found?;
+        self.cursor = id;
+        // Requests picked while writing may have moved bookkeeping.
+        self.check_progress(handle);
+        Some(Transmit {
+            destination: peer,
+            len,
+        })
+    }
+
+    /// The next event for the driver.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When [`Endpoint::handle_timeout`] should next be called, if ever.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        let now = self.last_now;
+        if !self.refusals.is_empty() || !self.events.is_empty() {
+            return Some(now);
+        }
+        let mut t = Instant::MAX;
+        for ch in self.channels.values() {
+            if let Some(d) = ch.next_deadline(&self.config, now) {
+                t = t.min(d);
+            }
+        }
+        for s in self.swarms.iter().flatten() {
+            if s.checkpoint_dirty && s.integrity.partial().is_some() {
+                t = t.min(s.last_checkpoint + self.config.checkpoint_interval);
+            }
+            if self.upload_blocked {
+                if let Some(b) = &self.upload {
+                    t = t.min(b.ready_at(mss(s.chunk_size.bytes())));
+                }
+            }
+        }
+        (t != Instant::MAX).then_some(t)
+    }
+
+    /// The handle of the `index`-th swarm added, if there is one.
+    pub fn swarm_handle(&self, index: u32) -> Option<SwarmHandle> {
+        self.swarm(SwarmHandle(index)).map(|_| SwarmHandle(index))
+    }
+
+    /// Counters of `swarm`.
+    pub fn swarm_stats(&self, swarm: SwarmHandle) -> Option<SwarmStats> {
+        self.swarm(swarm).map(Swarm::stats)
+    }
+
+    /// Chunks verified and the chunk count (once known) of `swarm`.
+    pub fn progress(&self, swarm: SwarmHandle) -> Option<(u64, Option<u64>)> {
+        self.swarm(swarm).map(|s| (s.have.count(), s.chunk_count()))
+    }
+
+    /// Whether every chunk of `swarm` is verified and stored.
+    pub fn is_complete(&self, swarm: SwarmHandle) -> bool {
+        self.swarm(swarm).is_some_and(Swarm::is_complete)
+    }
+
+    /// The chunks of `swarm` verified so far.
+    pub fn have(&self, swarm: SwarmHandle) -> Option<&Binmap> {
+        self.swarm(swarm).map(|s| &s.have)
+    }
+
+    /// Whether chunk `chunk` of `swarm` is verified and stored.
+    pub fn has_chunk(&self, swarm: SwarmHandle, chunk: ChunkIndex) -> bool {
+        self.swarm(swarm).is_some_and(|s| s.have.contains(chunk))
+    }
+
+    /// Counters of the endpoint.
+    pub fn stats(&self) -> &EndpointStats {
+        &self.stats
+    }
+
+    /// Open channels (all states).
+    pub fn channel_count(&self) -> usize {
+        self.channels.len()
+    }
+
+    /// Writes a checkpoint of `swarm` now if it changed.
+    pub fn checkpoint(&mut self, now: Instant, swarm: SwarmHandle) -> Result<(), String> {
+        let interval = self.config.checkpoint_interval;
+        match self
+            .swarm_mut(swarm)
+            .and_then(|s| s.maybe_checkpoint(now, interval, true))
+        {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Closes every channel of `swarm`, telling the peers, and stops taking
+    /// new ones; the swarm's state stays readable.
+    pub fn close_swarm(&mut self, swarm: SwarmHandle) {
+        let Some(s) = self.swarm_mut(swarm) else {
+            return;
+        };
+        s.closing = true;
+        let ids: Vec<ChannelId> = s.channels.iter().copied().collect();
+        for id in ids {
+            if let Some(ch) = self.channels.get_mut(&id) {
+                ch.close(CloseReason::Local, ch.state != State::Initiating);
+            }
+        }
+    }
+
+    fn swarm(&self, h: SwarmHandle) -> Option<&Swarm> {
+        self.swarms.get(h.0 as usize)?.as_ref()
+    }
+
+    fn swarm_mut(&mut self, h: SwarmHandle) -> Option<&mut Swarm> {
+        self.swarms.get_mut(h.0 as usize)?.as_mut()
+    }
+
+    /// A random, unused, non-zero channel id: ids must be unpredictable
+    /// (RFC 7574 §12.1 / §13.1, wire notes).
+    fn fresh_channel_id(&mut self) -> ChannelId {
+        loop {
+            let id = ChannelId(self.rng.random());
+            if id != ChannelId::ZERO && !self.channels.contains_key(&id) {
+                return id;
+            }
+        }
+    }
+
+    /// Splits the endpoint into the context a channel works with and the
+    /// channel and swarm tables.
+    fn parts(
+        &mut self,
+        now: Instant,
+    ) -> (
+        Ctx<'_>,
+        &mut BTreeMap<ChannelId, Channel>,
+        &mut Vec<Option<Swarm>>,
+    ) {
+        (
+            Ctx {
+                now,
+                config: &self.config,
+                events: &mut self.events,
+                rng: &mut self.rng,
+                upload: self.upload.as_mut(),
+                download: self.download.as_mut(),
+                released: &mut self.released,
+                found: &mut self.found,
+                malformed: 0,
+                size_learned: false,
+                upload_blocked: false,
+            },
+            &mut self.channels,
+            &mut self.swarms,
+        )
+    }
+
+    /// Removes closed channels: their peers leave the availability counts
+    /// and their requests become pickable again.
+    fn reap(&mut self) {
+        let done: Vec<ChannelId> = self
+            .channels
+            .iter()
+            .filter(|(_, c)| c.close.is_some() && !c.close_notify)
+            .map(|(id, _)| *id)
+            .collect();
+        for id in done {
+            let Some(mut ch) = self.channels.remove(&id) else {
+                continue;
+            };
+            self.by_remote.remove(&(ch.peer, ch.remote));
+            let outstanding = ch.outstanding.clear();
+            let runs: Vec<ChunkRange> = outstanding.filled_runs().collect();
+            if let Some(swarm) = self
+                .swarms
+                .get_mut(ch.swarm.0 as usize)
+                .and_then(Option::as_mut)
+            {
+                swarm.channels.remove(&id);
+                if ch.state == State::Established {
+                    swarm.peers.remove(&ch.peer);
+                }
+                ch.forget_availability(swarm);
+            }
+            self.release(ch.swarm, id, &runs);
+            let reason = ch.close.take().unwrap_or(CloseReason::Local);
+            self.events.push_back(Event::Closed {
+                swarm: ch.swarm,
+                peer: ch.peer,
+                reason,
+            });
+        }
+    }
+}

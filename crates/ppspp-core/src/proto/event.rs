@@ -1,0 +1,123 @@
+//! What an endpoint reports to its driver, and its counters.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+use super::SwarmHandle;
+
+/// Why a channel ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CloseReason {
+    /// The peer refused our handshake (unknown swarm, full, incompatible).
+    Refused,
+    /// The peer closed the channel (HANDSHAKE with source channel 0).
+    ClosedByPeer,
+    /// Nothing heard for the dead-peer timeout (RFC 7574 §8.15).
+    Dead,
+    /// Our handshake went unanswered.
+    HandshakeTimeout,
+    /// The peer sent data or hashes that failed verification.
+    BadData,
+    /// The peer broke the protocol (options we cannot accept, …).
+    Protocol(String),
+    /// We closed it.
+    Local,
+}
+
+/// Something the driver may want to act on. Polled with
+/// [`super::Endpoint::poll_event`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Event {
+    /// A channel completed its handshake.
+    Connected {
+        /// The swarm.
+        swarm: SwarmHandle,
+        /// The peer.
+        peer: SocketAddr,
+    },
+    /// A channel ended.
+    Closed {
+        /// The swarm.
+        swarm: SwarmHandle,
+        /// The peer.
+        peer: SocketAddr,
+        /// Why.
+        reason: CloseReason,
+    },
+    /// The content length became known (the last chunk verified).
+    ContentLength {
+        /// The swarm.
+        swarm: SwarmHandle,
+        /// Bytes.
+        len: u64,
+    },
+    /// Every chunk is verified and stored.
+    Complete {
+        /// The swarm.
+        swarm: SwarmHandle,
+    },
+    /// A peer address learned through PEX.
+    PeerAddress {
+        /// The swarm.
+        swarm: SwarmHandle,
+        /// The address.
+        addr: SocketAddr,
+    },
+    /// Reading or writing the content failed.
+    StorageError {
+        /// The swarm.
+        swarm: SwarmHandle,
+        /// What failed.
+        error: String,
+    },
+}
+
+/// Traffic counters of one peer address in one swarm, kept after its
+/// channels close.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PeerStats {
+    /// Verified chunk bytes received from the peer.
+    pub payload_bytes_received: u64,
+    /// Chunk bytes sent to the peer.
+    pub payload_bytes_sent: u64,
+    /// Chunks received from the peer that verified.
+    pub chunks_received: u64,
+    /// Chunks sent to the peer.
+    pub chunks_sent: u64,
+    /// Chunks from the peer that failed verification.
+    pub chunks_rejected: u64,
+}
+
+/// Counters of one swarm.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SwarmStats {
+    /// Chunks verified and stored.
+    pub chunks_verified: u64,
+    /// Chunks that failed verification.
+    pub chunks_rejected: u64,
+    /// Verified chunk bytes received.
+    pub payload_bytes_received: u64,
+    /// Chunk bytes sent.
+    pub payload_bytes_sent: u64,
+    /// Peers disconnected for bad data.
+    pub bad_peers: u64,
+    /// Channels open now.
+    pub peers_connected: usize,
+    /// Per peer address.
+    pub peers: BTreeMap<SocketAddr, PeerStats>,
+}
+
+/// Counters of the whole endpoint.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EndpointStats {
+    /// Datagrams handled.
+    pub datagrams_received: u64,
+    /// Datagrams produced.
+    pub datagrams_sent: u64,
+    /// Bytes handled.
+    pub bytes_received: u64,
+    /// Bytes produced.
+    pub bytes_sent: u64,
+    /// Datagrams that did not decode, or named no channel of ours.
+    pub datagrams_dropped: u64,
+}

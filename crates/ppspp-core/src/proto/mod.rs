@@ -1,0 +1,68 @@
+//! The sans-IO protocol engine: channels and swarms behind one
+//! [`Endpoint`], driven by `handle_*` inputs and `poll_*` outputs with time
+//! passed in (architecture note, "The sans-IO boundary").
+//!
+//! ```text
+//! driver: handle_datagram(now, from, bytes) / handle_timeout(now)
+//!         then drain poll_transmit(now, buf), poll_event(), poll_timeout()
+//! ```
+//! The same engine runs on real UDP, in the simulator and in the emulator.
+
+mod channel;
+mod config;
+mod endpoint;
+mod event;
+mod integrity;
+pub mod pex;
+mod ratelimit;
+mod requests;
+mod sent;
+mod swarm;
+mod upload;
+
+use std::collections::VecDeque;
+use std::fmt;
+use std::net::SocketAddr;
+
+use rand::rngs::Xoshiro256PlusPlus;
+
+pub use config::{Compat, EndpointConfig};
+pub use endpoint::{Endpoint, Transmit};
+pub use event::{CloseReason, EndpointStats, Event, PeerStats, SwarmStats};
+pub use integrity::Integrity;
+pub use ratelimit::TokenBucket;
+pub use swarm::SwarmSetup;
+
+use crate::chunk::ChunkRange;
+use crate::time::Instant;
+
+/// Names a swarm inside an [`Endpoint`].
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SwarmHandle(pub(crate) u32);
+
+impl fmt::Debug for SwarmHandle {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "swarm#{}", self.0)
+    }
+}
+
+/// What a channel needs from its endpoint while it handles an input or
+/// writes a datagram; what it leaves for the endpoint to do afterwards.
+pub(crate) struct Ctx<'a> {
+    pub now: Instant,
+    pub config: &'a EndpointConfig,
+    pub events: &'a mut VecDeque<Event>,
+    pub rng: &'a mut Xoshiro256PlusPlus,
+    pub upload: Option<&'a mut TokenBucket>,
+    pub download: Option<&'a mut TokenBucket>,
+    /// Requested chunks the channel gave up on: to be asked elsewhere.
+    pub released: &'a mut Vec<ChunkRange>,
+    /// Peer addresses learned through PEX.
+    pub found: &'a mut Vec<SocketAddr>,
+    /// Malformed messages seen.
+    pub malformed: u64,
+    /// The swarm's chunk count became known.
+    pub size_learned: bool,
+    /// A DATA waited for the upload limit.
+    pub upload_blocked: bool,
+}

@@ -1,0 +1,214 @@
+//! One swarm: the content's state shared by all its channels.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::event::{PeerStats, SwarmStats};
+use super::integrity::Integrity;
+use crate::binmap::Binmap;
+use crate::chunk::{ChunkIndex, ChunkRange, ChunkSize};
+use crate::hash::{Hash, HashFunction};
+use crate::merkle::{MerkleTree, PartialTree, VerifyError};
+use crate::pick::availability::Availability;
+use crate::pick::Picker;
+use crate::storage::{Snapshot, Storage};
+use crate::time::Instant;
+use crate::wire::ChannelId;
+
+/// Everything needed to start serving or fetching one piece of content.
+pub struct SwarmSetup {
+    /// The swarm id: the Merkle root.
+    pub root: Hash,
+    /// The Merkle hash function.
+    pub hash_function: HashFunction,
+    /// Bytes per chunk.
+    pub chunk_size: ChunkSize,
+    /// The hash tree, complete or partial.
+    pub integrity: Integrity,
+    /// Chunks already verified and stored.
+    pub have: Binmap,
+    /// Where the content lives.
+    pub storage: Box<dyn Storage>,
+    /// How to choose chunks to request.
+    pub picker: Box<dyn Picker>,
+}
+
+impl SwarmSetup {
+    /// Seed complete content whose tree is `tree`.
+    pub fn seed(tree: Arc<MerkleTree>, storage: Box<dyn Storage>, picker: Box<dyn Picker>) -> Self {
+        let mut have = Binmap::new();
+        if let Some(all) = ChunkRange::with_len(0u64, tree.chunk_count()) {
+            have.set(all);
+        }
+        SwarmSetup {
+            root: tree.root(),
+            hash_function: tree.hash_function(),
+            chunk_size: tree.chunk_size(),
+            integrity: Integrity::Complete(tree),
+            have,
+            storage,
+            picker,
+        }
+    }
+
+    /// Download content known by its root; `chunk_count` when the metadata
+    /// carries the content length (it pins the tree's size, RFC 7574 §5.6).
+    pub fn download(
+        root: Hash,
+        hash_function: HashFunction,
+        chunk_size: ChunkSize,
+        chunk_count: Option<u64>,
+        storage: Box<dyn Storage>,
+        picker: Box<dyn Picker>,
+    ) -> Result<Self, VerifyError> {
+        let tree = match chunk_count {
+            Some(n) => PartialTree::with_chunk_count(hash_function, root, chunk_size, n)?,
+            None => PartialTree::new(hash_function, root, chunk_size)?,
+        };
+        Ok(Self::resume(tree, Binmap::new(), storage, picker))
+    }
+
+    /// Continue a download from a restored tree and the chunks stored.
+    pub fn resume(
+        tree: PartialTree,
+        have: Binmap,
+        storage: Box<dyn Storage>,
+        picker: Box<dyn Picker>,
+    ) -> Self {
+        SwarmSetup {
+            root: tree.root(),
+            hash_function: tree.hash_function(),
+            chunk_size: tree.chunk_size(),
+            integrity: Integrity::Partial(Box::new(tree)),
+            have,
+            storage,
+            picker,
+        }
+    }
+}
+
+/// A swarm's shared state inside an endpoint.
+pub(crate) struct Swarm {
+    pub root: Hash,
+    pub hash_function: HashFunction,
+    pub chunk_size: ChunkSize,
+    pub integrity: Integrity,
+    pub have: Binmap,
+    /// Bumped whenever `have` grows, so channels know when to send HAVE.
+    pub have_version: u64,
+    pub storage: Box<dyn Storage>,
+    pub picker: Box<dyn Picker>,
+    pub availability: Availability,
+    /// Chunks requested from some peer and not yet received.
+    pub requested: Binmap,
+    /// Channels of this swarm.
+    pub channels: BTreeSet<ChannelId>,
+    /// Addresses of established peers (for PEX answers).
+    pub peers: BTreeSet<SocketAddr>,
+    pub stats: SwarmStats,
+    pub complete_reported: bool,
+    pub content_len_reported: bool,
+    pub checkpoint_dirty: bool,
+    pub last_checkpoint: Instant,
+    pub closing: bool,
+}
+
+impl Swarm {
+    pub fn new(setup: SwarmSetup, now: Instant) -> Swarm {
+        let mut availability = Availability::new();
+        if let Some(n) = setup.integrity.chunk_count() {
+            availability.set_chunk_count(n);
+        }
+        Swarm {
+            root: setup.root,
+            hash_function: setup.hash_function,
+            chunk_size: setup.chunk_size,
+            integrity: setup.integrity,
+            have: setup.have,
+            have_version: 1,
+            storage: setup.storage,
+            picker: setup.picker,
+            availability,
+            requested: Binmap::new(),
+            channels: BTreeSet::new(),
+            peers: BTreeSet::new(),
+            stats: SwarmStats::default(),
+            complete_reported: false,
+            content_len_reported: false,
+            checkpoint_dirty: false,
+            last_checkpoint: now,
+            closing: false,
+        }
+    }
+
+    pub fn chunk_count(&self) -> Option<u64> {
+        self.integrity.chunk_count()
+    }
+
+    /// Whether every chunk is verified and stored.
+    pub fn is_complete(&self) -> bool {
+        self.chunk_count()
+            .is_some_and(|n| n > 0 && self.have.count() >= n)
+    }
+
+    /// Cuts `range` to the content, when its size is known; chunk ranges a
+    /// peer names past the end are clamped, never acted on (libswift
+    /// crashes on them, wire notes).
+    pub fn clamp(&self, range: ChunkRange) -> Option<ChunkRange> {
+        match self.chunk_count() {
+            Some(n) => range.intersect(ChunkRange::with_len(0u64, n)?),
+            None => Some(range),
+        }
+    }
+
+    /// Records a verified and stored chunk.
+    pub fn on_verified(&mut self, chunk: ChunkIndex, len: usize, from: SocketAddr) {
+        self.have.set_chunk(chunk);
+        self.have_version += 1;
+        self.requested.clear_chunk(chunk);
+        self.checkpoint_dirty = true;
+        self.stats.chunks_verified += 1;
+        self.stats.payload_bytes_received += len as u64;
+        let peer = self.peer_stats(from);
+        peer.chunks_received += 1;
+        peer.payload_bytes_received += len as u64;
+    }
+
+    pub fn peer_stats(&mut self, addr: SocketAddr) -> &mut PeerStats {
+        self.stats.peers.entry(addr).or_default()
+    }
+
+    /// Writes a checkpoint if the download moved on and `interval` passed
+    /// (or `force`). Returns the storage error, if any.
+    pub fn maybe_checkpoint(
+        &mut self,
+        now: Instant,
+        interval: Duration,
+        force: bool,
+    ) -> Option<String> {
+        if !self.checkpoint_dirty
+            || (!force && now.saturating_since(self.last_checkpoint) < interval)
+        {
+            return None;
+        }
+        let tree = self.integrity.partial()?;
+        self.last_checkpoint = now;
+        self.checkpoint_dirty = false;
+        self.storage
+            .checkpoint(&Snapshot {
+                have: &self.have,
+                tree,
+            })
+            .err()
+            .map(|e| format!("checkpoint failed: {e}"))
+    }
+
+    /// The per-peer counters, to report.
+    pub fn stats(&self) -> SwarmStats {
+        let mut s = self.stats.clone();
+        s.peers_connected = self.peers.len();
+        s
+    }
+}

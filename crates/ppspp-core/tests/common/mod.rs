@@ -1,0 +1,151 @@
+//! A tiny deterministic network for protocol tests: endpoints exchange
+//! datagrams with a fixed one-way delay in virtual time. (The lab's
+//! simulator models real links; this only moves bytes.)
+
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use ppspp_core::proto::{Endpoint, Event};
+use ppspp_core::time::Instant;
+
+/// A datagram on the wire.
+pub struct InFlight {
+    pub from: SocketAddr,
+    pub to: SocketAddr,
+    pub bytes: Vec<u8>,
+}
+
+/// Decides whether a datagram is delivered.
+pub type Filter = Box<dyn FnMut(&InFlight) -> bool>;
+
+/// Endpoints by address, and the datagrams between them.
+pub struct Net {
+    pub now: Instant,
+    pub delay: Duration,
+    pub nodes: BTreeMap<SocketAddr, Endpoint>,
+    /// Deliveries ordered by (time, sequence).
+    pub wire: BTreeMap<(Instant, u64), InFlight>,
+    seq: u64,
+    pub events: Vec<(SocketAddr, Event)>,
+    /// Called on every datagram before delivery; returning false drops it.
+    pub filter: Option<Filter>,
+    pub delivered: u64,
+}
+
+pub fn addr(i: u16) -> SocketAddr {
+    SocketAddr::from(([10, 0, (i >> 8) as u8, i as u8], 6778))
+}
+
+impl Net {
+    pub fn new(delay: Duration) -> Net {
+        Net {
+            now: Instant::from_micros(1_000_000),
+            delay,
+            nodes: BTreeMap::new(),
+            wire: BTreeMap::new(),
+            seq: 0,
+            events: Vec::new(),
+            filter: None,
+            delivered: 0,
+        }
+    }
+
+    pub fn add(&mut self, at: SocketAddr, ep: Endpoint) {
+        self.nodes.insert(at, ep);
+    }
+
+    pub fn node(&mut self, at: SocketAddr) -> &mut Endpoint {
+        self.nodes.get_mut(&at).expect("node")
+    }
+
+    /// Inject a raw datagram.
+    pub fn inject(&mut self, from: SocketAddr, to: SocketAddr, bytes: Vec<u8>) {
+        self.seq += 1;
+        self.wire
+            .insert((self.now, self.seq), InFlight { from, to, bytes });
+    }
+
+    fn flush(&mut self) {
+        let mut buf = vec![0u8; 65536];
+        let addrs: Vec<SocketAddr> = self.nodes.keys().copied().collect();
+        for a in addrs {
+            let now = self.now;
+            let ep = self.nodes.get_mut(&a).unwrap();
+            while let Some(t) = ep.poll_transmit(now, &mut buf) {
+                self.seq += 1;
+                let f = InFlight {
+                    from: a,
+                    to: t.destination,
+                    bytes: buf[..t.len].to_vec(),
+                };
+                self.wire.insert((now + self.delay, self.seq), f);
+            }
+            while let Some(e) = ep.poll_event() {
+                self.events.push((a, e));
+            }
+        }
+    }
+
+    /// Runs until `until` (virtual), or until `done` says so.
+    pub fn run_until(&mut self, until: Instant, mut done: impl FnMut(&Net) -> bool) {
+        self.flush();
+        let mut idle_turns = 0u32;
+        loop {
+            if done(self) {
+                return;
+            }
+            let next_wire = self.wire.keys().next().map(|k| k.0);
+            let next_timer = self.nodes.values().filter_map(|e| e.poll_timeout()).min();
+            let next = match (next_wire, next_timer) {
+                (Some(a), Some(b)) => a.min(b),
+                (Some(a), None) | (None, Some(a)) => a,
+                (None, None) => return,
+            };
+            if next > until {
+                self.now = until;
+                return;
+            }
+            // An endpoint that keeps asking to be woken now without doing
+            // anything would spin forever: fail loudly instead.
+            if next <= self.now && next_wire.is_none_or(|w| w > self.now) {
+                idle_turns += 1;
+                assert!(
+                    idle_turns < 10_000,
+                    "livelock: timers due at {next:?} keep firing at {:?}",
+                    self.now
+                );
+            } else {
+                idle_turns = 0;
+            }
+            self.now = self.now.max(next);
+            while let Some(entry) = self.wire.first_entry() {
+                if entry.key().0 > self.now {
+                    break;
+                }
+                let f = entry.remove();
+                let keep = self.filter.as_mut().is_none_or(|keep| keep(&f));
+                if keep {
+                    if let Some(ep) = self.nodes.get_mut(&f.to) {
+                        self.delivered += 1;
+                        ep.handle_datagram(self.now, f.from, &f.bytes);
+                    }
+                }
+            }
+            let now = self.now;
+            for ep in self.nodes.values_mut() {
+                if ep.poll_timeout().is_some_and(|t| t <= now) {
+                    ep.handle_timeout(now);
+                }
+            }
+            self.flush();
+        }
+    }
+
+    pub fn run_for(&mut self, d: Duration, done: impl FnMut(&Net) -> bool) {
+        let until = self.now + d;
+        self.run_until(until, done);
+    }
+}

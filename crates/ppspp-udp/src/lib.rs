@@ -1,0 +1,256 @@
+//! The real-UDP driver of ppspp: it runs the sans-IO [`Endpoint`] on a tokio
+//! UDP socket with batched I/O, handing it datagrams and wall-clock time and
+//! sending what it writes. No protocol logic lives here.
+//!
+//! [`start`] binds a socket and spawns the node's task; the returned
+//! [`NodeHandle`] adds swarms, connects peers, reads progress and shuts the
+//! node down cleanly (checkpoints written, peers told).
+#![forbid(unsafe_code)]
+#![warn(missing_docs)]
+
+mod socket;
+
+use std::io;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use ppspp_core::proto::{
+    Endpoint, EndpointConfig, EndpointStats, Event, SwarmHandle, SwarmSetup, SwarmStats,
+};
+use ppspp_core::time::Instant;
+use tokio::sync::{mpsc, oneshot};
+use tokio::task::JoinHandle;
+
+pub use socket::BatchSocket;
+
+/// How a node is set up.
+#[derive(Clone, Debug)]
+pub struct NodeConfig {
+    /// Address to bind (port 0 picks a free one).
+    pub listen: SocketAddr,
+    /// The protocol engine's settings.
+    pub endpoint: EndpointConfig,
+    /// Seed of the endpoint's random choices (channel ids, tie-breaks).
+    pub seed: u64,
+}
+
+/// A snapshot of one swarm's progress.
+#[derive(Clone, Debug)]
+pub struct Report {
+    /// Chunks verified and stored.
+    pub have: u64,
+    /// Chunks in the content, once known.
+    pub chunk_count: Option<u64>,
+    /// Whether every chunk is there.
+    pub complete: bool,
+    /// The swarm's counters.
+    pub stats: SwarmStats,
+    /// The endpoint's counters.
+    pub endpoint: EndpointStats,
+}
+
+enum Command {
+    AddSwarm(Box<SwarmSetup>, oneshot::Sender<Option<SwarmHandle>>),
+    Connect(SwarmHandle, SocketAddr),
+    Report(SwarmHandle, oneshot::Sender<Option<Report>>),
+    Shutdown(oneshot::Sender<()>),
+}
+
+/// Talks to a running node.
+#[derive(Clone, Debug)]
+pub struct NodeHandle {
+    commands: mpsc::UnboundedSender<Command>,
+    local_addr: SocketAddr,
+}
+
+fn gone() -> io::Error {
+    io::Error::new(io::ErrorKind::BrokenPipe, "the node has stopped")
+}
+
+impl NodeHandle {
+    /// The address the node listens on.
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Starts serving or fetching a swarm; fails if the swarm is there already.
+    pub async fn add_swarm(&self, setup: SwarmSetup) -> io::Result<SwarmHandle> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::AddSwarm(Box::new(setup), tx))
+            .map_err(|_| gone())?;
+        rx.await
+            .map_err(|_| gone())?
+            .ok_or_else(|| io::Error::new(io::ErrorKind::AlreadyExists, "swarm already added"))
+    }
+
+    /// Opens a channel to `peer` in `swarm`.
+    pub fn connect(&self, swarm: SwarmHandle, peer: SocketAddr) -> io::Result<()> {
+        self.commands
+            .send(Command::Connect(swarm, peer))
+            .map_err(|_| gone())
+    }
+
+    /// The swarm's progress and counters.
+    pub async fn report(&self, swarm: SwarmHandle) -> io::Result<Report> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Report(swarm, tx))
+            .map_err(|_| gone())?;
+        rx.await
+            .map_err(|_| gone())?
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such swarm"))
+    }
+
+    /// Closes every channel (telling peers), writes every checkpoint and
+    /// stops the node.
+    pub async fn shutdown(&self) -> io::Result<()> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Shutdown(tx))
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())
+    }
+}
+
+/// Binds the socket and spawns the node. Events come out of the returned
+/// receiver; the join handle ends with the node (an error only for socket
+/// failures).
+pub async fn start(
+    config: NodeConfig,
+) -> io::Result<(
+    NodeHandle,
+    mpsc::UnboundedReceiver<Event>,
+    JoinHandle<io::Result<()>>,
+)> {
+    let socket = BatchSocket::bind(config.listen).await?;
+    let local_addr = socket.local_addr()?;
+    let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
+    let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+    let endpoint = Endpoint::new(config.endpoint, config.seed);
+    let task = tokio::spawn(run(socket, endpoint, cmd_rx, ev_tx));
+    Ok((
+        NodeHandle {
+            commands: cmd_tx,
+            local_addr,
+        },
+        ev_rx,
+        task,
+    ))
+}
+
+/// Wall-clock time as the core's [`Instant`]: microseconds since the node
+/// started.
+struct Clock(std::time::Instant);
+
+impl Clock {
+    fn now(&self) -> Instant {
+        Instant::from_micros(self.0.elapsed().as_micros() as u64)
+    }
+
+    fn at(&self, t: Instant) -> tokio::time::Instant {
+        tokio::time::Instant::from_std(self.0 + Duration::from_micros(t.as_micros()))
+    }
+}
+
+/// Datagrams sent per turn of the loop before it looks at the socket again.
+const SEND_BUDGET: usize = 512;
+
+async fn run(
+    mut socket: BatchSocket,
+    mut ep: Endpoint,
+    mut commands: mpsc::UnboundedReceiver<Command>,
+    events: mpsc::UnboundedSender<Event>,
+) -> io::Result<()> {
+    let clock = Clock(std::time::Instant::now());
+    let mut shutdown: Option<(oneshot::Sender<()>, Instant)> = None;
+    loop {
+        let now = clock.now();
+        socket.recv_ready(|from, d| ep.handle_datagram(now, from, d))?;
+        if ep.poll_timeout().is_some_and(|t| t <= now) {
+            ep.handle_timeout(now);
+        }
+        let mut sent = 0;
+        while sent < SEND_BUDGET {
+            let slot = socket.next_slot();
+            let Some(t) = ep.poll_transmit(now, slot) else {
+                break;
+            };
+            socket.push(t.destination, t.len).await?;
+            sent += 1;
+        }
+        socket.flush().await?;
+        while let Some(e) = ep.poll_event() {
+            let _ = events.send(e);
+        }
+        if let Some((done, deadline)) = shutdown.take() {
+            // Closing handshakes went out above; give them a moment, then stop.
+            if now >= deadline || ep.channel_count() == 0 {
+                let _ = done.send(());
+                return Ok(());
+            }
+            shutdown = Some((done, deadline));
+        }
+        if sent == SEND_BUDGET {
+            tokio::task::yield_now().await;
+            continue;
+        }
+        let wake = ep.poll_timeout().map(|t| clock.at(t));
+        let sleep = async {
+            match wake {
+                Some(t) => tokio::time::sleep_until(t).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::select! {
+            r = socket.readable() => r?,
+            () = sleep => {}
+            cmd = commands.recv() => match cmd {
+                None => return Ok(()),
+                Some(cmd) => {
+                    let now = clock.now();
+                    if let Some(done) = apply(&mut ep, now, cmd) {
+                        for h in swarm_handles(&ep) {
+                            ep.close_swarm(h);
+                            let _ = ep.checkpoint(now, h);
+                        }
+                        shutdown = Some((done, now + Duration::from_millis(200)));
+                    }
+                }
+            },
+        }
+    }
+}
+
+/// The handles of every swarm (they are dense indices).
+fn swarm_handles(ep: &Endpoint) -> Vec<SwarmHandle> {
+    (0..u32::MAX).map_while(|i| ep.swarm_handle(i)).collect()
+}
+
+/// Applies a command; returns the shutdown acknowledgement to send once the
+/// node has stopped.
+fn apply(ep: &mut Endpoint, now: Instant, cmd: Command) -> Option<oneshot::Sender<()>> {
+    match cmd {
+        Command::AddSwarm(setup, reply) => {
+            let _ = reply.send(ep.add_swarm(now, *setup));
+        }
+        Command::Connect(swarm, peer) => {
+            ep.connect(now, swarm, peer);
+        }
+        Command::Report(swarm, reply) => {
+            let report = ep.swarm_stats(swarm).map(|stats| {
+                let (have, chunk_count) = ep.progress(swarm).unwrap_or((0, None));
+                Report {
+                    have,
+                    chunk_count,
+                    complete: ep.is_complete(swarm),
+                    stats,
+                    endpoint: ep.stats().clone(),
+                }
+            });
+            let _ = reply.send(report);
+        }
+        Command::Shutdown(done) => return Some(done),
+    }
+    None
+}

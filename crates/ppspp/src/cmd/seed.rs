@@ -1,0 +1,104 @@
+//! `ppspp seed FILE`: hash a file, print its swarm URL, serve it.
+
+use std::fs::File;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use ppspp_core::merkle::{MerkleError, MerkleTree};
+use ppspp_core::pick;
+use ppspp_core::proto::SwarmSetup;
+use ppspp_core::{ChunkSize, HashFunction};
+use ppspp_store::FileStorage;
+
+use super::args;
+use super::node::{announce_addr, node_config, progress_bar, runtime, ProgressReader};
+use super::url::SwarmUrl;
+
+/// Arguments of `ppspp seed`.
+#[derive(Debug, Args)]
+pub struct SeedArgs {
+    /// The file to serve.
+    pub file: PathBuf,
+    /// Address to listen on (UDP).
+    #[arg(long, default_value = "0.0.0.0:6778")]
+    pub listen: SocketAddr,
+    /// Chunk size in bytes (1 to 32768).
+    #[arg(long, default_value = "1024", value_parser = args::chunk_size)]
+    pub chunk_size: ChunkSize,
+    /// Merkle hash function: sha1 or sha256 (also sha224, sha384, sha512).
+    #[arg(long = "hash", default_value = "sha1", value_parser = args::hash_function)]
+    pub hash: HashFunction,
+    /// Upload limit, e.g. 2MB/s or 8Mbit/s.
+    #[arg(long, value_parser = args::rate)]
+    pub upload_limit: Option<u64>,
+    /// Address to put in the printed URL (default: the listen address, or
+    /// this machine's address when listening on all interfaces).
+    #[arg(long)]
+    pub announce: Option<SocketAddr>,
+}
+
+/// Hashes the file (a progress bar on a terminal), prints one line on
+/// stdout — the swarm URL — and serves until interrupted.
+pub fn run(args: &SeedArgs) -> Result<()> {
+    let path = args.file.display();
+    let file = File::open(&args.file).with_context(|| format!("cannot open {path}"))?;
+    let meta = file
+        .metadata()
+        .with_context(|| format!("cannot read {path}"))?;
+    if meta.is_dir() {
+        bail!("{path} is a directory, not a file");
+    }
+    let bar = progress_bar(
+        meta.len(),
+        "hashing {bar:40} {bytes}/{total_bytes} {bytes_per_sec} ETA {eta}",
+    );
+    let reader = ProgressReader {
+        inner: file,
+        bar: bar.clone(),
+    };
+    let tree = match MerkleTree::from_reader(reader, args.chunk_size, args.hash) {
+        Ok(t) => t,
+        Err(MerkleError::EmptyContent) => bail!("{path} is empty: an empty file has no swarm"),
+        Err(e) => return Err(e).with_context(|| format!("cannot hash {path}")),
+    };
+    bar.finish_and_clear();
+    let storage = FileStorage::seed(&args.file, args.chunk_size)
+        .with_context(|| format!("cannot serve {path}"))?;
+    let rt = runtime()?;
+    rt.block_on(async {
+        let config = node_config(args.listen, args.upload_limit, None);
+        let (node, mut events, task) = ppspp_udp::start(config)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let tree = Arc::new(tree);
+        let setup = SwarmSetup::seed(
+            tree.clone(),
+            Box::new(storage),
+            pick::by_name("rarest-first").expect("picker"),
+        );
+        node.add_swarm(setup).await?;
+        let url = SwarmUrl {
+            peer: Some(
+                args.announce
+                    .unwrap_or_else(|| announce_addr(node.local_addr())),
+            ),
+            root: tree.root(),
+            chunk_size: args.chunk_size,
+            hash: args.hash,
+            content_len: Some(tree.content_len()),
+        };
+        println!("{url}");
+        use std::io::Write;
+        std::io::stdout().flush()?;
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => r?,
+            _ = async { while events.recv().await.is_some() {} } => {}
+        }
+        node.shutdown().await?;
+        task.await??;
+        Ok(())
+    })
+}
