@@ -8,7 +8,7 @@ use std::ops::Bound;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-use super::channel::{check_options, mss, Channel, State};
+use super::channel::{check_options, mss, Channel, Opening, State};
 use super::config::{Compat, EndpointConfig};
 use super::event::{CloseReason, EndpointStats, Event, SwarmStats};
 use super::ratelimit::TokenBucket;
@@ -121,13 +121,14 @@ impl Endpoint {
         let s = self.swarms.get(swarm.0 as usize)?.as_ref()?;
         let chunk_size = s.chunk_size.bytes();
         let hash_function = s.hash_function;
+        let log = s.have_log.len();
         let full = s.channels.len() >= self.config.max_peers_per_swarm
             || self.channels.len() >= self.config.max_channels;
         let exists = s
             .channels
             .iter()
             .any(|c| self.channels.get(c).is_some_and(|ch| ch.peer == peer));
-        if full || exists || s.closing {
+        if full || exists || s.closing || s.banned.contains(&peer) {
             return None;
         }
         let local = self.fresh_channel_id();
@@ -140,12 +141,15 @@ impl Endpoint {
         let (mut ctx, _, _) = self.parts(now);
         let channel = Channel::new(
             &mut ctx,
-            local,
-            peer,
-            swarm,
-            State::Initiating,
-            chunk_size,
-            params,
+            Opening {
+                local,
+                peer,
+                swarm,
+                state: State::Initiating,
+                chunk_size,
+                params,
+                have_log_len: log,
+            },
         );
         self.channels.insert(local, channel);
         self.swarm_mut(swarm)?.channels.insert(local);
@@ -230,7 +234,8 @@ impl Endpoint {
         };
         let full = swarm.channels.len() >= self.config.max_peers_per_swarm
             || self.channels.len() >= self.config.max_channels
-            || swarm.closing;
+            || swarm.closing
+            || swarm.banned.contains(&from);
         let offer = check_options(&options, swarm.hash_function, swarm.chunk_size);
         let (Ok(offer), false) = (offer, full) else {
             self.refuse(from, source, data.len());
@@ -243,16 +248,20 @@ impl Endpoint {
         };
         params.apply(&options);
         params.addressing = offer.addressing;
+        let log = swarm.have_log.len();
         let local = self.fresh_channel_id();
         let (mut ctx, channels, swarms) = self.parts(now);
         let mut ch = Channel::new(
             &mut ctx,
-            local,
-            from,
-            handle,
-            State::Responding,
-            chunk_size,
-            params,
+            Opening {
+                local,
+                peer: from,
+                swarm: handle,
+                state: State::Responding,
+                chunk_size,
+                params,
+                have_log_len: log,
+            },
         );
         ch.remote = source;
         ch.reply_due = true;
@@ -669,6 +678,15 @@ impl Endpoint {
             }
             self.release(ch.swarm, id, &runs);
             let reason = ch.close.take().unwrap_or(CloseReason::Local);
+            if reason == CloseReason::BadData {
+                if let Some(swarm) = self
+                    .swarms
+                    .get_mut(ch.swarm.0 as usize)
+                    .and_then(Option::as_mut)
+                {
+                    swarm.banned.insert(ch.peer);
+                }
+            }
             self.events.push_back(Event::Closed {
                 swarm: ch.swarm,
                 peer: ch.peer,

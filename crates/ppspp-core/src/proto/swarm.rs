@@ -96,8 +96,10 @@ pub(crate) struct Swarm {
     pub chunk_size: ChunkSize,
     pub integrity: Integrity,
     pub have: Binmap,
-    /// Bumped whenever `have` grows, so channels know when to send HAVE.
-    pub have_version: u64,
+    /// Chunks verified since the swarm started, in order: channels announce
+    /// (HAVE) and cancel from their own cursor into it, at a cost per new
+    /// chunk rather than per set comparison.
+    pub have_log: Vec<ChunkIndex>,
     pub storage: Box<dyn Storage>,
     pub picker: Box<dyn Picker>,
     pub availability: Availability,
@@ -107,6 +109,8 @@ pub(crate) struct Swarm {
     pub channels: BTreeSet<ChannelId>,
     /// Addresses of established peers (for PEX answers).
     pub peers: BTreeSet<SocketAddr>,
+    /// Peers dropped for bad data: never connected to again.
+    pub banned: BTreeSet<SocketAddr>,
     pub stats: SwarmStats,
     pub complete_reported: bool,
     pub content_len_reported: bool,
@@ -127,13 +131,14 @@ impl Swarm {
             chunk_size: setup.chunk_size,
             integrity: setup.integrity,
             have: setup.have,
-            have_version: 1,
+            have_log: Vec::new(),
             storage: setup.storage,
             picker: setup.picker,
             availability,
             requested: Binmap::new(),
             channels: BTreeSet::new(),
             peers: BTreeSet::new(),
+            banned: BTreeSet::new(),
             stats: SwarmStats::default(),
             complete_reported: false,
             content_len_reported: false,
@@ -166,7 +171,7 @@ impl Swarm {
     /// Records a verified and stored chunk.
     pub fn on_verified(&mut self, chunk: ChunkIndex, len: usize, from: SocketAddr) {
         self.have.set_chunk(chunk);
-        self.have_version += 1;
+        self.have_log.push(chunk);
         self.requested.clear_chunk(chunk);
         self.checkpoint_dirty = true;
         self.stats.chunks_verified += 1;

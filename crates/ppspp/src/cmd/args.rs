@@ -65,6 +65,18 @@ pub fn rate(s: &str) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+/// Parse a positive number of seconds (fractions allowed).
+pub fn seconds(s: &str) -> Result<std::time::Duration, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{s}' is not a number of seconds"))?;
+    if !(0.001..=86_400.0 * 365.0).contains(&v) {
+        return Err(format!("'{s}' seconds is out of range"));
+    }
+    Ok(std::time::Duration::from_secs_f64(v))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -80,6 +92,9 @@ mod tests {
         assert!(rate("fast").is_err());
         assert!(rate("0MB/s").is_err());
         assert!(rate("2 parsecs/s").is_err());
+        assert_eq!(seconds("0.5"), Ok(std::time::Duration::from_millis(500)));
+        assert!(seconds("0").is_err());
+        assert!(seconds("soon").is_err());
     }
 
     #[test]

@@ -45,6 +45,10 @@ pub struct GetArgs {
     /// Give up after this many seconds without progress.
     #[arg(long, default_value = "60")]
     pub idle_timeout: u64,
+    /// Seconds between checkpoints of the download's progress (a killed
+    /// process loses at most this much work).
+    #[arg(long, default_value = "5", value_parser = args::seconds)]
+    pub checkpoint_interval: Duration,
     /// Download scheduling: rarest-first or sequential.
     #[arg(long, default_value = "rarest-first")]
     pub algorithm: String,
@@ -98,7 +102,8 @@ pub fn run(args: &GetArgs) -> Result<()> {
     let started = Instant::now();
     let rt = runtime()?;
     rt.block_on(async {
-        let config = node_config(args.listen, args.upload_limit, args.download_limit);
+        let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
+        config.endpoint.checkpoint_interval = args.checkpoint_interval;
         let (node, mut events, task) = ppspp_udp::start(config)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;

@@ -71,10 +71,17 @@ pub(crate) struct Channel {
     pub req_cc: Box<dyn CongestionController>,
     pub req_rtt: RttEstimator,
     pub acks: Vec<(ChunkRange, i64)>,
-    /// What we told the peer we have (HAVE or ACK).
-    pub announced: Binmap,
-    pub announced_version: u64,
+    /// Where the first sweep of HAVEs over what we had when the channel
+    /// opened stands (`None` when done).
+    pub have_sweep: Option<u64>,
+    /// How far into the swarm's `have_log` we have sent HAVEs…
+    pub have_cursor: usize,
+    /// …and looked for chunks to CANCEL.
+    pub cancel_cursor: usize,
     pub pex_requested: bool,
+    /// After a pick that found nothing, the next is not before this (unless
+    /// the peer announces more): picking is the costly part of a datagram.
+    pub pick_idle_until: Instant,
 
     /// Uploading to the peer.
     pub uploads: UploadQueue,
@@ -102,16 +109,29 @@ pub(crate) fn mss(chunk_size: u32) -> u64 {
     u64::from(chunk_size) + 64
 }
 
+/// Who a new channel talks to, and how.
+pub(crate) struct Opening {
+    pub local: ChannelId,
+    pub peer: SocketAddr,
+    pub swarm: SwarmHandle,
+    pub state: State,
+    pub chunk_size: u32,
+    pub params: SwarmParams,
+    /// Where the swarm's have-log stands: HAVEs from there on are news.
+    pub have_log_len: usize,
+}
+
 impl Channel {
-    pub fn new(
-        ctx: &mut Ctx<'_>,
-        local: ChannelId,
-        peer: SocketAddr,
-        swarm: SwarmHandle,
-        state: State,
-        chunk_size: u32,
-        params: SwarmParams,
-    ) -> Channel {
+    pub fn new(ctx: &mut Ctx<'_>, o: Opening) -> Channel {
+        let Opening {
+            local,
+            peer,
+            swarm,
+            state,
+            chunk_size,
+            params,
+            have_log_len,
+        } = o;
         let now = ctx.now;
         let mss = mss(chunk_size);
         let make = |name: &str| {
@@ -145,9 +165,11 @@ impl Channel {
             req_cc: make(&ctx.config.request_congestion),
             req_rtt: RttEstimator::default(),
             acks: Vec::new(),
-            announced: Binmap::new(),
-            announced_version: 0,
+            have_sweep: Some(0),
+            have_cursor: have_log_len,
+            cancel_cursor: have_log_len,
             pex_requested: false,
+            pick_idle_until: now,
             uploads: UploadQueue::default(),
             inflight: InFlight::default(),
             cc: make(&ctx.config.congestion),

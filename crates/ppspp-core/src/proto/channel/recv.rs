@@ -13,6 +13,7 @@ use crate::proto::event::{CloseReason, Event};
 use crate::proto::integrity::Integrity;
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
+use crate::time::Instant;
 use crate::wire::{
     ChannelId, ChunkSpec, DelaySample, HandshakeOptions, Message, Messages, Timestamp,
 };
@@ -185,6 +186,7 @@ impl Channel {
             swarm.availability.add(range);
         }
         self.remote_has.set(range);
+        self.pick_idle_until = Instant::ZERO;
         self.check_remote_complete(swarm);
     }
 
@@ -429,7 +431,6 @@ impl Channel {
     }
 
     fn queue_ack(&mut self, chunk: ChunkIndex, delay: i64) {
-        self.announced.set_chunk(chunk);
         if let Some(last) = self.acks.last_mut() {
             if last.0.last().0.checked_add(1) == Some(chunk.0) {
                 if let Some(r) = ChunkRange::new(last.0.first(), chunk) {

@@ -16,6 +16,8 @@ use crate::wire::{
 
 /// Chunks requested per REQUEST round at most, whatever the window says.
 const MAX_PICK: u64 = 256;
+/// How long a channel waits after a pick that found nothing.
+const PICK_IDLE: std::time::Duration = std::time::Duration::from_millis(50);
 
 impl Channel {
     /// Writes the next datagram for this peer into `buf`; returns its length,
@@ -179,45 +181,84 @@ impl Channel {
 
     /// Chunks we asked this peer for that arrived from others: CANCEL them.
     fn push_cancels(&mut self, swarm: &Swarm, w: &mut DatagramWriter<'_>) {
-        if self.outstanding.count() == 0 {
-            return;
-        }
-        let done: Vec<ChunkRange> = self
-            .outstanding
-            .chunks()
-            .filled_runs()
-            .flat_map(|r| swarm.have.filled_runs_in(r).collect::<Vec<_>>())
-            .collect();
-        for r in done {
-            self.outstanding.remove(r);
-            for spec in self.specs_for(swarm, r) {
-                if w.push(&Message::Cancel(spec)).is_err() {
+        while let Some(&chunk) = swarm.have_log.get(self.cancel_cursor) {
+            if self.outstanding.chunks().contains(chunk) {
+                let Some(range) = ChunkRange::single(chunk) else {
+                    break;
+                };
+                let specs: Vec<ChunkSpec> = self.specs_for(swarm, range).collect();
+                if w.remaining() < specs.len() * (1 + self.params.addressing.spec_len()) {
                     return;
                 }
+                for spec in specs {
+                    let _ = w.push(&Message::Cancel(spec));
+                }
+                self.outstanding.remove(range);
             }
+            self.cancel_cursor += 1;
         }
     }
 
-    /// HAVE for what we verified since we last told this peer; never to a
-    /// peer that has everything (RFC 7574 §3.2: it does not need them).
+    /// HAVE for what we have: first a sweep over what we had when the
+    /// channel opened, then each chunk as it verifies. Never to a peer that
+    /// has everything (RFC 7574 §3.2: it does not need them).
     fn push_haves(&mut self, swarm: &Swarm, w: &mut DatagramWriter<'_>) {
-        if self.announced_version == swarm.have_version {
-            return;
-        }
         if self.remote_complete {
-            self.announced_version = swarm.have_version;
+            self.have_sweep = None;
+            self.have_cursor = swarm.have_log.len();
             return;
         }
-        let runs: Vec<ChunkRange> = swarm.have.difference_runs(&self.announced).collect();
-        for r in runs {
-            for spec in self.specs_for(swarm, r) {
-                if w.push(&Message::Have(spec)).is_err() {
-                    return; // The rest goes in the next datagram.
+        if let Some(from) = self.have_sweep {
+            let rest = ChunkRange::new(from, crate::chunk::MAX_CHUNK_INDEX);
+            let runs: Vec<ChunkRange> = rest
+                .map(|r| swarm.have.filled_runs_in(r).take(64).collect())
+                .unwrap_or_default();
+            for r in &runs {
+                if !self.push_have_range(swarm, w, *r) {
+                    return;
                 }
+                self.have_sweep = Some(r.last().0 + 1);
             }
-            self.announced.set(r);
+            if runs.len() < 64 {
+                self.have_sweep = None;
+            }
+            return;
         }
-        self.announced_version = swarm.have_version;
+        // New chunks, coalesced into runs of consecutive indices.
+        while self.have_cursor < swarm.have_log.len() {
+            let first = swarm.have_log[self.have_cursor];
+            let mut n = 1;
+            while swarm
+                .have_log
+                .get(self.have_cursor + n)
+                .is_some_and(|c| c.0 == first.0 + n as u64)
+            {
+                n += 1;
+            }
+            let Some(range) = ChunkRange::with_len(first, n as u64) else {
+                break;
+            };
+            if !self.push_have_range(swarm, w, range) {
+                return;
+            }
+            self.have_cursor += n;
+        }
+    }
+
+    /// Writes HAVE for `range` if all of it fits.
+    fn push_have_range(
+        &self,
+        swarm: &Swarm,
+        w: &mut DatagramWriter<'_>,
+        range: ChunkRange,
+    ) -> bool {
+        let specs: Vec<ChunkSpec> = self.specs_for(swarm, range).collect();
+        if w.remaining() < specs.len() * (1 + self.params.addressing.spec_len()) {
+            return false;
+        }
+        specs
+            .into_iter()
+            .all(|spec| w.push(&Message::Have(spec)).is_ok())
     }
 
     fn push_pex(&mut self, swarm: &Swarm, ctx: &mut Ctx<'_>, w: &mut DatagramWriter<'_>) {
@@ -254,7 +295,11 @@ impl Channel {
             Some(bucket) if bucket.ready_at(cs) > ctx.now => 0,
             _ => have_room,
         };
-        if affordable == 0 {
+        // Pick in batches (a quarter window at a time), and not again soon
+        // after a pick that found nothing.
+        let batch = (window / 4).clamp(1, 16);
+        let starving = self.outstanding.count() == 0;
+        if affordable == 0 || (affordable < batch && !starving) || ctx.now < self.pick_idle_until {
             return;
         }
         let mut picked = Vec::new();
@@ -269,6 +314,9 @@ impl Channel {
             playhead: None,
         };
         swarm.picker.pick(&view, affordable, ctx.rng, &mut picked);
+        if picked.is_empty() {
+            self.pick_idle_until = ctx.now + PICK_IDLE;
+        }
         for range in picked {
             let Some(range) = swarm.clamp(range) else {
                 continue;

@@ -1,0 +1,133 @@
+//! Helpers for tests that run `ppspp` processes over loopback UDP.
+
+#![allow(dead_code)]
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_ppspp")
+}
+
+/// A child process killed when dropped.
+pub struct Proc(pub Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A running `ppspp seed` and the URL it printed.
+pub struct Seeder {
+    pub proc: Proc,
+    pub url: String,
+}
+
+impl Seeder {
+    /// The `host:port` of the seeder, from its URL.
+    pub fn addr(&self) -> String {
+        self.url
+            .trim_start_matches("ppspp://")
+            .split('/')
+            .next()
+            .unwrap()
+            .to_string()
+    }
+}
+
+/// Starts `ppspp seed FILE ARGS…` on loopback and waits for its URL line.
+pub fn seed(file: &Path, args: &[&str]) -> Seeder {
+    let mut child = Command::new(bin())
+        .arg("seed")
+        .arg(file)
+        .args(["--listen", "127.0.0.1:0"])
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn seeder");
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let proc = Proc(child);
+    let url = rx
+        .recv_timeout(Duration::from_secs(60))
+        .expect("seeder printed no URL");
+    assert!(url.starts_with("ppspp://"), "seeder printed {url:?}");
+    Seeder {
+        proc,
+        url: url.trim().to_string(),
+    }
+}
+
+/// Runs `ppspp get TARGET -o OUT ARGS…` to its end.
+pub fn get(target: &str, out: &Path, args: &[&str]) -> Output {
+    Command::new(bin())
+        .arg("get")
+        .arg(target)
+        .arg("-o")
+        .arg(out)
+        .args(["--listen", "127.0.0.1:0", "--idle-timeout", "30"])
+        .args(args)
+        .output()
+        .expect("run get")
+}
+
+/// Starts `ppspp get` without waiting.
+pub fn spawn_get(target: &str, out: &Path, args: &[&str]) -> Proc {
+    let child = Command::new(bin())
+        .arg("get")
+        .arg(target)
+        .arg("-o")
+        .arg(out)
+        .args(["--listen", "127.0.0.1:0", "--idle-timeout", "60"])
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn get");
+    Proc(child)
+}
+
+/// Pseudo-random bytes from a seed (xorshift), so content is not compressible
+/// or periodic.
+pub fn random_bytes(len: usize, seed: u64) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 24) as u8
+        })
+        .collect()
+}
+
+pub fn write_file(dir: &Path, name: &str, bytes: &[u8]) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, bytes).unwrap();
+    p
+}
+
+pub fn stats(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).expect("stats json");
+    serde_json::from_str(&text).expect("valid json")
+}
+
+pub fn assert_ok(out: &Output, what: &str) {
+    assert!(
+        out.status.success(),
+        "{what}: exit {:?}\nstderr: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
