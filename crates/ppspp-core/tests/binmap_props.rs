@@ -87,6 +87,8 @@ fn check_dense(map: &Binmap, bits: &[bool], ranges: &[(u64, u64)]) {
             map.first_filled_from(ChunkIndex(pos)),
             filled.map(ChunkIndex)
         );
+        let before = (0..=pos).rev().find(|&i| bits[i as usize]);
+        assert_eq!(map.last_filled_to(ChunkIndex(pos)), before.map(ChunkIndex));
         // Past the bitset everything is empty, so an empty chunk always exists.
         let empty = (pos..UNIVERSE)
             .find(|&i| !bits[i as usize])
@@ -235,6 +237,14 @@ impl Intervals {
             .map(|&(a, _)| a.max(pos))
     }
 
+    fn last_filled_to(&self, pos: u64) -> Option<u64> {
+        self.0
+            .iter()
+            .rev()
+            .find(|&&(a, _)| a <= pos)
+            .map(|&(_, b)| b.min(pos))
+    }
+
     fn first_empty_from(&self, pos: u64) -> Option<u64> {
         match self.0.iter().find(|&&(a, b)| a <= pos && pos <= b) {
             Some(&(_, b)) => b.checked_add(1).filter(|&e| e <= MAX),
@@ -323,6 +333,11 @@ fn check_sparse(map: &Binmap, model: &Intervals, points: &[u64]) {
         assert_eq!(
             map.first_filled_from(ChunkIndex(p)).map(ChunkIndex::get),
             model.first_filled_from(p),
+            "{p}"
+        );
+        assert_eq!(
+            map.last_filled_to(ChunkIndex(p)).map(ChunkIndex::get),
+            model.last_filled_to(p),
             "{p}"
         );
         assert_eq!(

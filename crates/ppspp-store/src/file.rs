@@ -10,8 +10,9 @@ use std::time::UNIX_EPOCH;
 use ppspp_core::storage::{Snapshot, Storage};
 use ppspp_core::{Binmap, ChunkIndex, ChunkSize, PartialTree};
 
+use crate::buffer::{ReadCache, WriteBatch};
 use crate::format::{self, Header};
-use crate::pio::{read_full_at, write_all_at};
+use crate::writer::CheckpointWriter;
 use crate::{StoreError, SwarmMeta};
 
 /// Where the checkpoint of content at `content` lives: `content` with
@@ -80,6 +81,8 @@ pub(crate) struct Download {
     pub dirty: bool,
     /// What the last checkpoint (written or restored) holds.
     pub last: Option<Saved>,
+    /// Writes checkpoints off the caller's thread.
+    pub writer: CheckpointWriter,
 }
 
 /// A swarm's content in one file, with a resume checkpoint beside it for
@@ -96,6 +99,10 @@ pub struct FileStorage {
     pub(crate) content_len: Option<u64>,
     /// `None` when seeding: read-only, no checkpoint.
     pub(crate) download: Option<Download>,
+    /// Blocks read recently.
+    pub(crate) cache: ReadCache,
+    /// Consecutive chunk writes not yet issued.
+    pub(crate) pending: WriteBatch,
 }
 
 impl FileStorage {
@@ -115,6 +122,8 @@ impl FileStorage {
             chunk_size,
             content_len: Some(len),
             download: None,
+            cache: ReadCache::default(),
+            pending: WriteBatch::default(),
         })
     }
 
@@ -178,18 +187,20 @@ impl FileStorage {
         {
             return Ok(());
         }
+        // Everything the snapshot claims must have been handed to the OS.
+        self.pending.flush(&self.file)?;
         let saved = Saved::of(snapshot.have, tree);
-        // A checkpoint must never claim chunks that are not on disk.
-        self.file.sync_data()?;
-        let meta = self.file.metadata()?;
+        // The writer thread flushes the content file (a checkpoint must
+        // never claim chunks that are not on disk) and then fills in its
+        // length and modification time.
         let header = Header {
             hash_fn: swarm.hash_fn,
             root: swarm.root,
             chunk_size: swarm.chunk_size,
             chunk_count: saved.chunk_count,
             content_len: saved.chunk_count.and(saved.content_len),
-            file_len: meta.len(),
-            mtime_ns: mtime_ns(&meta),
+            file_len: 0,
+            mtime_ns: None,
         };
         // Without a proven size nothing can be restored: save no chunks.
         let empty = Binmap::new();
@@ -199,18 +210,27 @@ impl FileStorage {
             &empty
         };
         let bytes = format::encode(&header, have, tree);
-        write_atomically(&self.path, &bytes)?;
         if let Some(d) = &mut self.download {
+            d.writer.submit(bytes)?;
             d.dirty = false;
             d.last = Some(saved);
         }
         Ok(())
     }
+
+    /// Waits until every checkpoint asked for is on disk (they are written
+    /// in the background); returns a write error if one happened.
+    pub fn wait_checkpoint(&self) -> io::Result<()> {
+        match &self.download {
+            Some(d) => d.writer.wait(),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Replaces the checkpoint of `content` with `bytes`: write the temporary
 /// file, flush it, rename it over the checkpoint, flush the directory.
-fn write_atomically(content: &Path, bytes: &[u8]) -> io::Result<()> {
+pub(crate) fn write_atomically(content: &Path, bytes: &[u8]) -> io::Result<()> {
     let tmp = checkpoint_tmp_path(content);
     let mut f = File::create(&tmp)?;
     f.write_all(bytes)?;
@@ -241,7 +261,10 @@ impl Storage for FileStorage {
         let buf = out
             .get_mut(..len)
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "buffer too small"))?;
-        let got = read_full_at(&self.file, buf, start)?;
+        if self.pending.overlaps(start, len as u64) {
+            self.pending.flush(&self.file)?;
+        }
+        let got = self.cache.read(&self.file, start, buf)?;
         // With the length known the chunk must be whole; without it only
         // the last chunk may be short, and an empty one is missing.
         if got == 0 || (self.content_len.is_some() && got < len) {
@@ -272,7 +295,9 @@ impl Storage for FileStorage {
             ));
         }
         download.dirty = true;
-        write_all_at(&self.file, data, start.unwrap_or(0))
+        let start = start.unwrap_or(0);
+        self.cache.invalidate(start, data.len() as u64);
+        self.pending.write(&self.file, start, data)
     }
 
     fn set_content_len(&mut self, len: u64) -> io::Result<()> {
@@ -284,6 +309,8 @@ impl Storage for FileStorage {
             };
         };
         download.dirty = true;
+        self.pending.flush(&self.file)?;
+        self.cache = ReadCache::default();
         self.content_len = Some(len);
         // Drops stale bytes past the end, or makes room (sparse) up to it.
         if self.file.metadata()?.len() != len {
@@ -300,5 +327,13 @@ impl Storage for FileStorage {
     /// the trusted hashes changed since the last checkpoint.
     fn checkpoint(&mut self, snapshot: &Snapshot<'_>) -> io::Result<()> {
         self.write_checkpoint(snapshot)
+    }
+}
+
+impl Drop for FileStorage {
+    fn drop(&mut self) {
+        // Chunks still gathered go to the file; the checkpoint writer (a
+        // field dropped after this) then finishes its last checkpoint.
+        let _ = self.pending.flush(&self.file);
     }
 }

@@ -48,6 +48,32 @@ pub(crate) struct Header {
 
 /// Encodes a checkpoint of `have` and `tree`'s trusted frontier. `header`
 /// gives the file facts; its size fields should match `tree`.
+/// Where the content file's length and modification time sit in an
+/// encoded checkpoint, after magic, version, hash function, flags, chunk
+/// size, chunk count and content length.
+const FLAGS_AT: usize = 8 + 2 + 1;
+const FILE_LEN_AT: usize = FLAGS_AT + 1 + 4 + 8 + 8;
+const MTIME_AT: usize = FILE_LEN_AT + 8;
+
+/// Rewrites the content file facts of an encoded checkpoint and its
+/// checksum: the background writer learns them only after it has flushed
+/// the content file, long after the snapshot was encoded.
+pub(crate) fn set_file_facts(bytes: &mut [u8], file_len: u64, mtime_ns: Option<i128>) {
+    if bytes.len() < FIXED_LEN + CHECKSUM_LEN {
+        return;
+    }
+    bytes[FILE_LEN_AT..FILE_LEN_AT + 8].copy_from_slice(&file_len.to_le_bytes());
+    bytes[MTIME_AT..MTIME_AT + 16].copy_from_slice(&mtime_ns.unwrap_or(0).to_le_bytes());
+    if mtime_ns.is_some() {
+        bytes[FLAGS_AT] |= FLAG_MTIME;
+    } else {
+        bytes[FLAGS_AT] &= !FLAG_MTIME;
+    }
+    let body = bytes.len() - CHECKSUM_LEN;
+    let sum = CHECKSUM.digest(&bytes[..body]);
+    bytes[body..].copy_from_slice(sum.as_bytes());
+}
+
 pub(crate) fn encode(header: &Header, have: &Binmap, tree: &PartialTree) -> Vec<u8> {
     let per_node = header.hash_fn.len() + 2;
     let nodes = usize::try_from(tree.trusted_count()).unwrap_or(0);
@@ -306,6 +332,23 @@ fn unzigzag(z: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn file_facts_can_be_set_after_encoding() {
+        let (header, have, tree) = sample();
+        let mut bytes = encode(
+            &Header {
+                file_len: 0,
+                mtime_ns: None,
+                ..header.clone()
+            },
+            &have,
+            &tree,
+        );
+        set_file_facts(&mut bytes, header.file_len, header.mtime_ns);
+        assert_eq!(bytes, encode(&header, &have, &tree));
+    }
+
     use super::*;
     use ppspp_core::{ChunkIndex, MerkleTree};
 

@@ -54,11 +54,13 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod buffer;
 mod error;
 mod file;
 mod format;
 mod open;
 mod pio;
+mod writer;
 
 pub use error::StoreError;
 pub use file::{checkpoint_path, FileStorage};

@@ -12,6 +12,7 @@ use rayon::prelude::*;
 use crate::file::{checkpoint_path, checkpoint_tmp_path, mtime_ns, Download, Saved};
 use crate::format::{self, Header};
 use crate::pio::read_full_at;
+use crate::writer::CheckpointWriter;
 use crate::{FileStorage, Resume, StoreError, SwarmMeta};
 
 /// A checkpoint that passed every check.
@@ -114,6 +115,9 @@ impl FileStorage {
             }
         }
 
+        let writer_file = file.try_clone().map_err(StoreError::io("open", &path))?;
+        let writer = CheckpointWriter::spawn(path.clone(), writer_file)
+            .map_err(StoreError::io("start the checkpoint writer for", &path))?;
         let mut storage = FileStorage {
             content_len: resume.tree.content_len().or(swarm.content_len),
             path,
@@ -123,7 +127,10 @@ impl FileStorage {
                 swarm: swarm.clone(),
                 dirty: false,
                 last,
+                writer,
             }),
+            cache: Default::default(),
+            pending: Default::default(),
         };
         if resume.rehashed > 0 {
             // Record the re-hash at once, so that another crash before the
@@ -134,6 +141,7 @@ impl FileStorage {
             };
             storage
                 .write_checkpoint(&snapshot)
+                .and_then(|()| storage.wait_checkpoint())
                 .map_err(StoreError::io("write checkpoint", &ck))?;
         }
         Ok((storage, resume))

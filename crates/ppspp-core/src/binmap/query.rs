@@ -91,6 +91,35 @@ impl Binmap {
         (hi > top && f(EMPTY, EMPTY) != 0).then(|| lo.max(top + 1))
     }
 
+    /// The last chunk in `lo ..= hi` where the bitwise predicate `f` of this
+    /// binmap's and `other`'s bits is one (the mirror of `first_where`).
+    pub(super) fn last_where<F>(&self, other: &Binmap, f: F, lo: u64, hi: u64) -> Option<u64>
+    where
+        F: Fn(u64, u64) -> u64,
+    {
+        let hi = hi.min(MAX_CHUNK_INDEX);
+        if lo > hi {
+            return None;
+        }
+        let height = self.height.max(other.height);
+        let top = span(height) - 1;
+        // Above both roots both binmaps are empty everywhere.
+        if hi > top && f(EMPTY, EMPTY) != 0 {
+            return Some(hi);
+        }
+        if lo > top {
+            return None;
+        }
+        let descent = Descent {
+            a: self,
+            b: other,
+            f: &f,
+            lo,
+            hi: hi.min(top),
+        };
+        descent.last(self.top(height), other.top(height), height, 0)
+    }
+
     /// Whether `chunk` is filled.
     pub fn contains(&self, chunk: ChunkIndex) -> bool {
         let c = chunk.0;
@@ -146,6 +175,12 @@ impl Binmap {
     /// from `pos` to [`MAX_CHUNK_INDEX`] is filled (or `pos` is past it).
     pub fn first_empty_from(&self, pos: ChunkIndex) -> Option<ChunkIndex> {
         self.first_where(&NOTHING, |a, _| !a, pos.0, MAX_CHUNK_INDEX)
+            .map(ChunkIndex)
+    }
+
+    /// The last filled chunk at or before `pos`.
+    pub fn last_filled_to(&self, pos: ChunkIndex) -> Option<ChunkIndex> {
+        self.last_where(&NOTHING, |a, _| a, 0, pos.0)
             .map(ChunkIndex)
     }
 
@@ -273,6 +308,39 @@ impl<F: Fn(u64, u64) -> u64> Descent<'_, F> {
         }
         if hi >= mid {
             return self.first(ar, br, k - 1, mid);
+        }
+        None
+    }
+
+    /// The last matching chunk in `lo ..= hi` under the node pair covering
+    /// `2^k` chunks from `base`: [`Descent::first`] mirrored.
+    fn last(&self, na: Node, nb: Node, k: u32, base: u64) -> Option<u64> {
+        let lo = self.lo.max(base);
+        let hi = self.hi.min(base + (span(k) - 1));
+        if lo > hi {
+            return None;
+        }
+        let f = self.f;
+        if let Some(p) = verdict(f, na, nb) {
+            return (p != 0).then_some(hi);
+        }
+        if k == WORD_HEIGHT {
+            let (Node::Ref(wa), Node::Ref(wb)) = (na, nb) else {
+                unreachable!("lifted nodes only exist above a root, at height ≥ 8")
+            };
+            let hits = f(wa, wb) & word_mask(lo - base, hi - base);
+            return (hits != 0).then(|| base + 63 - u64::from(hits.leading_zeros()));
+        }
+        let (al, ar) = self.a.halves(na, k);
+        let (bl, br) = self.b.halves(nb, k);
+        let mid = base + span(k - 1);
+        if hi >= mid {
+            if let Some(found) = self.last(ar, br, k - 1, mid) {
+                return Some(found);
+            }
+        }
+        if lo < mid {
+            return self.last(al, bl, k - 1, base);
         }
         None
     }

@@ -9,7 +9,7 @@
 //! queuing_delay = FILTER(current_delays) − MIN(base_delays)
 //! off_target    = (TARGET − queuing_delay) / TARGET
 //! cwnd         += GAIN · off_target · bytes_newly_acked · MSS / cwnd
-//! cwnd          = min(cwnd, flightsize + ALLOWED_INCREASE · MSS)
+//! cwnd          = min(cwnd, flightsize + ALLOWED_INCREASE · MSS)   (growth only, see on_ack)
 //! cwnd          = max(cwnd, MIN_CWND · MSS)
 //! ```
 //!
@@ -234,14 +234,22 @@ impl CongestionController for Ledbat {
         };
         self.delays.on_sample(now, delay);
         let qd = self.delays.queuing_delay().unwrap_or(Duration::ZERO);
+        let before = self.cwnd;
         self.grow(qd, ack.bytes as f64);
         // RFC 6817 §2.4.2: the window may exceed the flight by at most
         // ALLOWED_INCREASE·MSS, so an application-limited sender does not
-        // build a window it never tested (as the RFC's pseudocode does, this
-        // also shrinks the window of a sender that stops filling it); and
-        // never below MIN_CWND.
+        // build a window it never tested. Unlike the RFC's pseudocode, the
+        // cap only stops growth; it does not shrink the window of a sender
+        // that is not filling it (the spirit of RFC 7661): in PPSPP the
+        // flight is often limited by the other side's requests, and a
+        // collapsing cap would pin both windows near a few MSS. Delay above
+        // target still shrinks the window through `grow`, and never below
+        // MIN_CWND.
         let allowed = ack.flight as f64 + self.config.allowed_increase as f64 * self.mss;
-        self.cwnd = self.cwnd.min(allowed).max(self.min_window());
+        if self.cwnd > before {
+            self.cwnd = self.cwnd.min(allowed.max(before));
+        }
+        self.cwnd = self.cwnd.max(self.min_window());
     }
 
     fn on_loss(&mut self, now: Instant, _bytes: u64) {

@@ -82,12 +82,22 @@ pub(crate) fn root_bin(chunk_count: u64) -> Option<Bin> {
 /// The peak whose subtree holds `chunk`, for content of `chunk_count`
 /// chunks, or `None` when the chunk is out of range.
 pub(crate) fn peak_for(chunk_count: u64, chunk: ChunkIndex) -> Option<Bin> {
-    if chunk.0 >= chunk_count {
+    if chunk.0 >= chunk_count || chunk_count > MAX_CHUNKS {
         return None;
     }
-    peak_bins(chunk_count)
-        .into_iter()
-        .find(|b| b.last_chunk() >= chunk)
+    // Walk the peaks (the 1-bits of N, largest first) without building the
+    // list: this runs for every DATA a sender writes.
+    let mut start = 0u64;
+    for layer in (0..64u32).rev() {
+        let width = 1u64 << layer;
+        if chunk_count & width != 0 {
+            if chunk.0 < start + width {
+                return Bin::new(layer, start >> layer);
+            }
+            start += width;
+        }
+    }
+    None
 }
 
 /// The root hash implied by `peaks` (left to right), padding with all-zero

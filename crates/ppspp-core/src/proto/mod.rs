@@ -13,6 +13,7 @@ mod config;
 mod endpoint;
 mod event;
 mod integrity;
+mod pacer;
 pub mod pex;
 mod ratelimit;
 mod requests;

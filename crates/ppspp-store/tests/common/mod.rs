@@ -137,6 +137,9 @@ impl Leecher {
             tree: &self.tree,
         };
         self.storage.checkpoint(&snapshot).unwrap();
+        // Checkpoints are written in the background; these tests look at
+        // the file right after.
+        self.storage.wait_checkpoint().unwrap();
     }
 
     /// Reads chunk `c` back as the leecher would to serve it.

@@ -112,6 +112,7 @@ pub fn run(args: &GetArgs) -> Result<()> {
             node.connect(swarm, *p)?;
         }
         let outcome = follow(args, &node, swarm, &mut events, url.chunk_size.bytes_u64()).await?;
+        let elapsed = started.elapsed();
         let report = node.report(swarm).await?;
         if matches!(outcome, Outcome::Complete) && args.seed_after {
             eprintln!("ppspp: download complete; seeding until interrupted");

@@ -169,6 +169,8 @@ fn at_target_the_window_holds_and_above_it_shrinks() {
 
 #[test]
 fn window_is_capped_at_flight_plus_allowed_increase() {
+    // A sender not filling its window (flight 10 MSS of 40) does not grow
+    // it; unlike RFC 6817's pseudocode the cap does not shrink it either.
     let mut cc = with_window(no_slow_start(), 40.0);
     settle(&mut cc, at(0), BASE);
     let ack = AckSample {
@@ -178,25 +180,42 @@ fn window_is_capped_at_flight_plus_allowed_increase() {
         flight: 10 * MSS,
     };
     cc.on_ack(at(1), &ack);
-    assert_eq!(cc.window(), 11 * MSS);
-    // The cap holds in slow start too.
+    assert_eq!(cc.window(), 40 * MSS);
+    // A full window grows, but never past flight + 1 MSS, in slow start too.
     let mut ss = with_window(LedbatConfig::default(), 10.0);
     ss.on_ack(
+        at(1),
+        &AckSample {
+            flight: 10 * MSS,
+            ..ack
+        },
+    );
+    assert_eq!(ss.window(), 11 * MSS);
+    assert!(ss.in_slow_start());
+    let mut half = with_window(LedbatConfig::default(), 10.0);
+    half.on_ack(
         at(1),
         &AckSample {
             flight: 5 * MSS,
             ..ack
         },
     );
-    assert_eq!(ss.window(), 6 * MSS);
-    assert!(ss.in_slow_start());
-    // ALLOWED_INCREASE = 3.
+    assert_eq!(half.window(), 10 * MSS);
+    // ALLOWED_INCREASE = 3: slow start may run 3 MSS past the flight.
     let config = LedbatConfig {
         allowed_increase: 3,
-        ..no_slow_start()
+        ..LedbatConfig::default()
     };
-    let mut wide = with_window(config, 40.0);
-    wide.on_ack(at(1), &ack);
+    let mut wide = with_window(config, 10.0);
+    for _ in 0..5 {
+        wide.on_ack(
+            at(1),
+            &AckSample {
+                flight: 10 * MSS,
+                ..ack
+            },
+        );
+    }
     assert_eq!(wide.window(), 13 * MSS);
 }
 

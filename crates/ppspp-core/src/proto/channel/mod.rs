@@ -10,6 +10,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use super::event::{CloseReason, PeerStats};
+use super::pacer::Pacer;
 use super::requests::Outstanding;
 use super::sent::InFlight;
 use super::upload::UploadQueue;
@@ -88,6 +89,8 @@ pub(crate) struct Channel {
     pub inflight: InFlight,
     pub cc: Box<dyn CongestionController>,
     pub rtt: RttEstimator,
+    pub pacer: Pacer,
+    /// When the pacer lets the next DATA go (for the timer).
     pub next_data_at: Instant,
     pub pex_reply_due: bool,
 
@@ -174,6 +177,7 @@ impl Channel {
             inflight: InFlight::default(),
             cc: make(&ctx.config.congestion),
             rtt: RttEstimator::default(),
+            pacer: Pacer::new(now),
             next_data_at: now,
             pex_reply_due: false,
             stats: PeerStats::default(),

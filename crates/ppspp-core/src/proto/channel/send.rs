@@ -348,12 +348,17 @@ impl Channel {
     /// congestion window, pacing and the upload limit allow and it fits
     /// beside the control messages (else it goes in the next datagram).
     fn push_data(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>, w: &mut DatagramWriter<'_>) {
-        if self.choking_remote || self.uploads.is_empty() || ctx.now < self.next_data_at {
+        if self.choking_remote || self.uploads.is_empty() {
             return;
         }
         let cs = swarm.chunk_size.bytes_usize();
         let mss = mss(swarm.chunk_size.bytes());
         if self.inflight.bytes() > 0 && self.inflight.bytes() + mss > self.cc.window() {
+            return;
+        }
+        let rate = self.rtt.srtt().and_then(|srtt| self.cc.pacing_rate(srtt));
+        self.next_data_at = self.pacer.ready_at(ctx.now, mss, rate, mss);
+        if self.next_data_at > ctx.now {
             return;
         }
         let (chunk, hashes) = loop {
@@ -423,15 +428,7 @@ impl Channel {
         let bytes = (w.len() - start) as u64;
         self.inflight.on_sent(chunk.0, bytes, ctx.now);
         self.cc.on_sent(ctx.now, bytes, self.inflight.bytes());
-        if let Some(rate) = self
-            .rtt
-            .srtt()
-            .and_then(|srtt| self.cc.pacing_rate(srtt))
-            .filter(|r| *r > 0)
-        {
-            self.next_data_at =
-                ctx.now + std::time::Duration::from_micros(bytes * 1_000_000 / rate);
-        }
+        self.pacer.on_sent(bytes);
         self.stats.chunks_sent += 1;
         self.stats.payload_bytes_sent += n as u64;
         swarm.stats.payload_bytes_sent += n as u64;
@@ -444,9 +441,15 @@ impl Channel {
     /// has acknowledged something (RFC 7574 §5.6.2), then the uncles it
     /// lacks, top down (§5.4). `None` if we cannot vouch for the chunk.
     fn hashes_for(&self, swarm: &Swarm, chunk: ChunkIndex) -> Option<Vec<(Bin, Hash)>> {
-        let uncles = swarm
-            .integrity
-            .uncles(chunk, |b| !self.remote_has.is_empty_bin(b))?;
+        // The walk asks, for ancestors of `chunk`, whether the receiver holds
+        // a chunk under them: exactly when the nearest chunk it holds on
+        // either side lies under them. Two searches instead of one per layer.
+        let left = self.remote_has.last_filled_to(chunk);
+        let right = self.remote_has.first_filled_from(chunk);
+        let holds = |b: Bin| {
+            left.is_some_and(|c| b.contains_chunk(c)) || right.is_some_and(|c| b.contains_chunk(c))
+        };
+        let uncles = swarm.integrity.uncles(chunk, holds)?;
         if self.remote_has.is_empty() {
             let mut all = swarm.integrity.peaks()?;
             all.extend(uncles);
