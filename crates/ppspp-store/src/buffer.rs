@@ -98,7 +98,8 @@ impl WriteBatch {
             && self.start < offset + len
     }
 
-    /// Issues the pending write.
+    /// Issues the pending write. (Blocks cached before the write were
+    /// invalidated when the bytes were gathered.)
     pub(crate) fn flush(&mut self, file: &File) -> io::Result<()> {
         if self.buf.is_empty() {
             return Ok(());

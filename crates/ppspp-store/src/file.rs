@@ -10,7 +10,7 @@ use std::time::UNIX_EPOCH;
 use ppspp_core::storage::{Snapshot, Storage};
 use ppspp_core::{Binmap, ChunkIndex, ChunkSize, PartialTree};
 
-use crate::buffer::{ReadCache, WriteBatch};
+use crate::buffer::{ReadCache, WriteBatch, BLOCK};
 use crate::format::{self, Header};
 use crate::writer::CheckpointWriter;
 use crate::{StoreError, SwarmMeta};
@@ -261,7 +261,12 @@ impl Storage for FileStorage {
         let buf = out
             .get_mut(..len)
             .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "buffer too small"))?;
-        if self.pending.overlaps(start, len as u64) {
+        // The cache reads whole blocks: gathered writes anywhere in the
+        // blocks this read touches must reach the file first, or the cache
+        // would keep the bytes that were there before them.
+        let block_start = start - start % BLOCK;
+        let block_end = (start + len as u64).div_ceil(BLOCK) * BLOCK;
+        if self.pending.overlaps(block_start, block_end - block_start) {
             self.pending.flush(&self.file)?;
         }
         let got = self.cache.read(&self.file, start, buf)?;

@@ -125,7 +125,7 @@ pub fn run(args: &GetArgs) -> Result<()> {
                 path,
                 &report,
                 at_start,
-                started.elapsed(),
+                elapsed,
                 matches!(outcome, Outcome::Complete),
             )?;
         }
