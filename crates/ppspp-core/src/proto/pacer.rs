@@ -86,7 +86,12 @@ mod tests {
         let mut t = t0;
         let mut bytes = 0;
         while t < t0 + Duration::from_secs(1) {
-            t = p.ready_at(t, mss, Some(rate), mss).max(t);
+            // As the sender does: send only when ready, else wait till then.
+            let ready = p.ready_at(t, mss, Some(rate), mss);
+            if ready > t {
+                t = ready;
+                continue;
+            }
             p.on_sent(mss);
             bytes += mss;
         }
