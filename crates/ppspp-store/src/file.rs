@@ -2,8 +2,8 @@
 //! the checkpoint written beside it.
 
 use std::ffi::OsString;
-use std::fs::{self, File, Metadata};
-use std::io::{self, Write};
+use std::fs::{File, Metadata};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::time::UNIX_EPOCH;
 
@@ -209,12 +209,18 @@ impl FileStorage {
         } else {
             &empty
         };
-        let bytes = format::encode(&header, have, tree);
-        if let Some(d) = &mut self.download {
-            d.writer.submit(bytes)?;
-            d.dirty = false;
-            d.last = Some(saved);
-        }
+        let Some(d) = &mut self.download else {
+            return Ok(());
+        };
+        // Streamed to the writer thread; skipped (still dirty) while the
+        // previous checkpoint is being written, unless urgent.
+        let Some(mut stream) = d.writer.begin(snapshot.urgent)? else {
+            return Ok(());
+        };
+        let nodes = format::encode_body(&mut stream, &header, have, tree)?;
+        stream.finish(nodes)?;
+        d.dirty = false;
+        d.last = Some(saved);
         Ok(())
     }
 
@@ -228,15 +234,8 @@ impl FileStorage {
     }
 }
 
-/// Replaces the checkpoint of `content` with `bytes`: write the temporary
-/// file, flush it, rename it over the checkpoint, flush the directory.
-pub(crate) fn write_atomically(content: &Path, bytes: &[u8]) -> io::Result<()> {
-    let tmp = checkpoint_tmp_path(content);
-    let mut f = File::create(&tmp)?;
-    f.write_all(bytes)?;
-    f.sync_all()?;
-    drop(f);
-    fs::rename(&tmp, checkpoint_path(content))?;
+/// Flushes the directory holding `content`, so a rename in it is durable.
+pub(crate) fn sync_parent(content: &Path) -> io::Result<()> {
     #[cfg(unix)]
     {
         let dir = match content.parent() {

@@ -1,21 +1,31 @@
-//! The checkpoint file format, version 1 (described in the crate
-//! documentation): encoding and checked decoding.
+//! The checkpoint file format, version 2 (described in the crate
+//! documentation): streamed encoding and checked decoding.
+//!
+//! The body is written in one pass, in bounded pieces, so a checkpoint of a
+//! million-chunk download is never held in memory whole; what is only known
+//! at the end — the node count, and the content file's length and
+//! modification time after it has been flushed — goes in a fixed trailer
+//! before the checksum.
+
+use std::io::{self, Write};
 
 use ppspp_core::{Bin, Binmap, ChunkRange, ChunkSize, Hash, HashFunction, PartialTree};
+pub(crate) use sha2::{Digest, Sha256};
 use thiserror::Error;
 
 const MAGIC: &[u8; 8] = b"PPSPPCKP";
 /// The format version written; others are refused.
-pub(crate) const VERSION: u16 = 1;
+pub(crate) const VERSION: u16 = 2;
 /// The checksum: SHA-256 over everything before it.
 const CHECKSUM: HashFunction = HashFunction::Sha256;
 const CHECKSUM_LEN: usize = 32;
 /// Bytes before the root hash.
-const FIXED_LEN: usize = 8 + 2 + 1 + 1 + 4 + 8 + 8 + 8 + 16;
+const FIXED_LEN: usize = 8 + 2 + 1 + 1 + 4 + 8 + 8;
+/// The trailer: node count, file length, mtime flag, mtime.
+pub(crate) const TRAILER_LEN: usize = 8 + 8 + 1 + 16;
 
 const FLAG_CHUNK_COUNT: u8 = 1;
 const FLAG_CONTENT_LEN: u8 = 2;
-const FLAG_MTIME: u8 = 4;
 
 /// Why a checkpoint file was not usable.
 #[derive(Debug, Error, PartialEq, Eq)]
@@ -48,81 +58,80 @@ pub(crate) struct Header {
 
 /// Encodes a checkpoint of `have` and `tree`'s trusted frontier. `header`
 /// gives the file facts; its size fields should match `tree`.
-/// Where the content file's length and modification time sit in an
-/// encoded checkpoint, after magic, version, hash function, flags, chunk
-/// size, chunk count and content length.
-const FLAGS_AT: usize = 8 + 2 + 1;
-const FILE_LEN_AT: usize = FLAGS_AT + 1 + 4 + 8 + 8;
-const MTIME_AT: usize = FILE_LEN_AT + 8;
-
-/// Rewrites the content file facts of an encoded checkpoint and its
-/// checksum: the background writer learns them only after it has flushed
-/// the content file, long after the snapshot was encoded.
-pub(crate) fn set_file_facts(bytes: &mut [u8], file_len: u64, mtime_ns: Option<i128>) {
-    if bytes.len() < FIXED_LEN + CHECKSUM_LEN {
-        return;
-    }
-    bytes[FILE_LEN_AT..FILE_LEN_AT + 8].copy_from_slice(&file_len.to_le_bytes());
-    bytes[MTIME_AT..MTIME_AT + 16].copy_from_slice(&mtime_ns.unwrap_or(0).to_le_bytes());
-    if mtime_ns.is_some() {
-        bytes[FLAGS_AT] |= FLAG_MTIME;
-    } else {
-        bytes[FLAGS_AT] &= !FLAG_MTIME;
-    }
-    let body = bytes.len() - CHECKSUM_LEN;
-    let sum = CHECKSUM.digest(&bytes[..body]);
-    bytes[body..].copy_from_slice(sum.as_bytes());
-}
-
-pub(crate) fn encode(header: &Header, have: &Binmap, tree: &PartialTree) -> Vec<u8> {
-    let per_node = header.hash_fn.len() + 2;
-    let nodes = usize::try_from(tree.trusted_count()).unwrap_or(0);
-    let mut out = Vec::with_capacity(FIXED_LEN + 64 + nodes.saturating_mul(per_node));
+/// Streams the body of a checkpoint of `have` and `tree`'s trusted
+/// frontier into `out` (everything before the trailer); returns the number
+/// of nodes written, for the trailer. The header's file facts are not part
+/// of the body.
+pub(crate) fn encode_body(
+    out: &mut impl Write,
+    header: &Header,
+    have: &Binmap,
+    tree: &PartialTree,
+) -> io::Result<u64> {
     let flag = |on: bool, bit: u8| if on { bit } else { 0 };
     let flags = flag(header.chunk_count.is_some(), FLAG_CHUNK_COUNT)
-        | flag(header.content_len.is_some(), FLAG_CONTENT_LEN)
-        | flag(header.mtime_ns.is_some(), FLAG_MTIME);
-    out.extend_from_slice(MAGIC);
-    out.extend_from_slice(&VERSION.to_le_bytes());
-    out.push(header.hash_fn.code());
-    out.push(flags);
-    out.extend_from_slice(&header.chunk_size.bytes().to_le_bytes());
-    out.extend_from_slice(&header.chunk_count.unwrap_or(0).to_le_bytes());
-    out.extend_from_slice(&header.content_len.unwrap_or(0).to_le_bytes());
-    out.extend_from_slice(&header.file_len.to_le_bytes());
-    out.extend_from_slice(&header.mtime_ns.unwrap_or(0).to_le_bytes());
-    out.extend_from_slice(header.root.as_bytes());
+        | flag(header.content_len.is_some(), FLAG_CONTENT_LEN);
+    let mut head = Vec::with_capacity(FIXED_LEN + 64);
+    head.extend_from_slice(MAGIC);
+    head.extend_from_slice(&VERSION.to_le_bytes());
+    head.push(header.hash_fn.code());
+    head.push(flags);
+    head.extend_from_slice(&header.chunk_size.bytes().to_le_bytes());
+    head.extend_from_slice(&header.chunk_count.unwrap_or(0).to_le_bytes());
+    head.extend_from_slice(&header.content_len.unwrap_or(0).to_le_bytes());
+    head.extend_from_slice(header.root.as_bytes());
+    out.write_all(&head)?;
 
-    let runs: Vec<ChunkRange> = have.filled_runs().collect();
-    put_varint(&mut out, runs.len() as u64);
+    let mut buf = Vec::with_capacity(64);
+    let runs = have.filled_runs().count() as u64;
+    put_varint(&mut buf, runs);
     let mut next = 0u64;
-    for run in runs {
-        put_varint(&mut out, run.first().0 - next);
-        put_varint(&mut out, run.len() - 1);
+    for run in have.filled_runs() {
+        put_varint(&mut buf, run.first().0 - next);
+        put_varint(&mut buf, run.len() - 1);
+        out.write_all(&buf)?;
+        buf.clear();
         next = run.last().0 + 1;
     }
+    out.write_all(&buf)?;
 
-    // The count goes first; the nodes are appended, then it is patched in
-    // with a fixed 10-byte varint so that one pass suffices.
-    let count_at = out.len();
-    out.extend_from_slice(&[0x80; 9]);
-    out.push(0);
     let mut count = 0u64;
     let mut prev = 0u64;
     if header.chunk_count.is_some() {
         for (bin, hash) in tree.trusted_frontier() {
-            put_varint(&mut out, zigzag(bin.0.wrapping_sub(prev)));
-            out.extend_from_slice(hash.as_bytes());
+            buf.clear();
+            put_varint(&mut buf, zigzag(bin.0.wrapping_sub(prev)));
+            buf.extend_from_slice(hash.as_bytes());
+            out.write_all(&buf)?;
             prev = bin.0;
             count += 1;
         }
     }
-    let mut fixed = [0u8; 10];
-    for (i, b) in fixed.iter_mut().enumerate() {
-        *b = ((count >> (7 * i)) & 0x7f) as u8 | if i < 9 { 0x80 } else { 0 };
-    }
-    out[count_at..count_at + 10].copy_from_slice(&fixed);
+    Ok(count)
+}
 
+/// The trailer that follows the body: what is only known once the body is
+/// written and the content file flushed.
+pub(crate) fn trailer(nodes: u64, file_len: u64, mtime_ns: Option<i128>) -> [u8; TRAILER_LEN] {
+    let mut t = [0u8; TRAILER_LEN];
+    t[..8].copy_from_slice(&nodes.to_le_bytes());
+    t[8..16].copy_from_slice(&file_len.to_le_bytes());
+    t[16] = u8::from(mtime_ns.is_some());
+    t[17..].copy_from_slice(&mtime_ns.unwrap_or(0).to_le_bytes());
+    t
+}
+
+/// The checksum of everything before it.
+pub(crate) fn checksum() -> Sha256 {
+    Sha256::new()
+}
+
+/// A whole checkpoint in memory (for tests and small swarms).
+#[cfg(test)]
+pub(crate) fn encode(header: &Header, have: &Binmap, tree: &PartialTree) -> Vec<u8> {
+    let mut out = Vec::new();
+    let nodes = encode_body(&mut out, header, have, tree).expect("writing to memory");
+    out.extend_from_slice(&trailer(nodes, header.file_len, header.mtime_ns));
     let sum = CHECKSUM.digest(&out);
     out.extend_from_slice(sum.as_bytes());
     out
@@ -138,7 +147,7 @@ pub(crate) struct Decoded<'a> {
 
 /// Decodes `bytes`, checking the checksum first.
 pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, FormatError> {
-    if bytes.len() < FIXED_LEN + CHECKSUM_LEN {
+    if bytes.len() < FIXED_LEN + TRAILER_LEN + CHECKSUM_LEN {
         return Err(FormatError::Truncated);
     }
     if &bytes[..8] != MAGIC {
@@ -152,21 +161,32 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, FormatError> {
     if CHECKSUM.digest(body).as_bytes() != sum {
         return Err(FormatError::Checksum);
     }
+    let (body, tail) = body.split_at(body.len() - TRAILER_LEN);
+    let mut t = Reader {
+        bytes: tail,
+        pos: 0,
+    };
+    let node_count = t.u64()?;
+    let file_len = t.u64()?;
+    let has_mtime = match t.u8()? {
+        0 => false,
+        1 => true,
+        _ => return Err(FormatError::Corrupt("mtime flag")),
+    };
+    let mtime_ns = i128::from_le_bytes(t.take(16)?.try_into().map_err(|_| FormatError::Truncated)?);
     let mut r = Reader {
         bytes: body,
         pos: 10,
     };
     let hash_fn = HashFunction::from_code(r.u8()?).ok_or(FormatError::Corrupt("hash function"))?;
     let flags = r.u8()?;
-    if flags & !(FLAG_CHUNK_COUNT | FLAG_CONTENT_LEN | FLAG_MTIME) != 0 {
+    if flags & !(FLAG_CHUNK_COUNT | FLAG_CONTENT_LEN) != 0 {
         return Err(FormatError::Corrupt("flags"));
     }
     let chunk_size =
         ChunkSize::new(u64::from(r.u32()?)).map_err(|_| FormatError::Corrupt("chunk size"))?;
     let chunk_count = r.u64()?;
     let content_len = r.u64()?;
-    let file_len = r.u64()?;
-    let mtime_ns = i128::from_le_bytes(r.take(16)?.try_into().map_err(|_| FormatError::Truncated)?);
     let root = Hash::from_slice(r.take(hash_fn.len())?);
     let header = Header {
         hash_fn,
@@ -175,7 +195,7 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, FormatError> {
         chunk_count: (flags & FLAG_CHUNK_COUNT != 0).then_some(chunk_count),
         content_len: (flags & FLAG_CONTENT_LEN != 0).then_some(content_len),
         file_len,
-        mtime_ns: (flags & FLAG_MTIME != 0).then_some(mtime_ns),
+        mtime_ns: has_mtime.then_some(mtime_ns),
     };
 
     let mut have = Binmap::new();
@@ -197,13 +217,12 @@ pub(crate) fn decode(bytes: &[u8]) -> Result<Decoded<'_>, FormatError> {
             .checked_add(1)
             .ok_or(FormatError::Corrupt("runs"))?;
     }
-    let remaining = r.varint()?;
     Ok(Decoded {
         header,
         have,
         nodes: Nodes {
             r,
-            remaining,
+            remaining: node_count,
             hash_len: hash_fn.len(),
             prev: 0,
             error: None,
@@ -332,23 +351,6 @@ fn unzigzag(z: u64) -> u64 {
 
 #[cfg(test)]
 mod tests {
-
-    #[test]
-    fn file_facts_can_be_set_after_encoding() {
-        let (header, have, tree) = sample();
-        let mut bytes = encode(
-            &Header {
-                file_len: 0,
-                mtime_ns: None,
-                ..header.clone()
-            },
-            &have,
-            &tree,
-        );
-        set_file_facts(&mut bytes, header.file_len, header.mtime_ns);
-        assert_eq!(bytes, encode(&header, &have, &tree));
-    }
-
     use super::*;
     use ppspp_core::{ChunkIndex, MerkleTree};
 
@@ -379,6 +381,19 @@ mod tests {
             mtime_ns: Some(-1_700_000_000_123_456_789),
         };
         (header, have, rx)
+    }
+
+    #[test]
+    fn streamed_body_trailer_and_checksum_make_the_whole() {
+        let (header, have, tree) = sample();
+        let mut out = Vec::new();
+        let nodes = encode_body(&mut out, &header, &have, &tree).unwrap();
+        out.extend_from_slice(&trailer(nodes, header.file_len, header.mtime_ns));
+        let mut sum = checksum();
+        sum.update(&out);
+        out.extend_from_slice(&sum.finalize());
+        assert_eq!(out, encode(&header, &have, &tree));
+        assert_eq!(decode(&out).unwrap().header, header);
     }
 
     #[test]

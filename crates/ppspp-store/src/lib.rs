@@ -8,12 +8,17 @@
 //! without re-downloading or re-hashing what it already verified.
 //!
 //! # Crash safety
-//! Chunks are written to the content file as they verify; a checkpoint first
-//! flushes the content file to disk, then writes `PATH.ppspp.tmp`, flushes
-//! it, renames it over `PATH.ppspp` and flushes the directory. So a
-//! checkpoint never claims data that is not on disk, a crash loses at most
-//! the chunks verified since the last checkpoint (they are fetched again),
-//! and a crash while checkpointing leaves the previous checkpoint in place.
+//! Chunks are written to the content file as they verify. A checkpoint is
+//! encoded on the caller's thread and streamed in pieces to a background
+//! writer, which writes `PATH.ppspp.tmp`, then flushes the content file to
+//! disk, appends the trailer and checksum, flushes, renames over
+//! `PATH.ppspp` and flushes the directory. So a checkpoint never claims data
+//! that is not on disk, the protocol loop never waits for the disk, a crash
+//! loses at most the chunks verified since the last checkpoint (they are
+//! fetched again), and a crash while checkpointing leaves the previous
+//! checkpoint in place. While one checkpoint is being written a routine one
+//! is skipped; an urgent one (download complete, shutting down) waits, and
+//! dropping the storage waits for the last.
 //!
 //! # Disagreement
 //! On [`FileStorage::open_download`] a checkpoint is ignored (fresh start,
@@ -29,27 +34,31 @@
 //! resuming after one costs a re-hash of what the checkpoint claims.
 //!
 //! # Checkpoint format
-//! Version 1; integers little-endian unless marked as varints (LEB128):
+//! Version 2; integers little-endian unless marked as varints (LEB128).
+//! What is only known at the end sits in a fixed trailer, so the body is
+//! written in one streamed pass:
 //!
 //! | bytes | field |
 //! |---|---|
 //! | 8 | magic `PPSPPCKP` |
-//! | 2 | version (1) |
+//! | 2 | version (2) |
 //! | 1 | hash function (RFC 7574 §7.6 option-4 code) |
-//! | 1 | flags: bit 0 chunk count known, bit 1 content length known, bit 2 mtime known |
+//! | 1 | flags: bit 0 chunk count known, bit 1 content length known |
 //! | 4 | chunk size in bytes |
 //! | 8 | chunk count (0 when unknown) |
 //! | 8 | content length (0 when unknown) |
-//! | 8 | the content file's length at checkpoint time |
-//! | 16 | its modification time, signed nanoseconds since the Unix epoch |
 //! | hash length | the root hash (swarm id) |
 //! | varint + runs | verified chunks: run count, then per run the gap from the end of the previous run and the length − 1 (varints) |
-//! | varint + nodes | trusted Merkle nodes (the frontier, see [`PartialTree::trusted_frontier`](ppspp_core::PartialTree::trusted_frontier)): count, then per node the zigzag difference from the previous bin (varint) and the hash |
+//! | nodes | trusted Merkle nodes (the frontier, see [`PartialTree::trusted_frontier`](ppspp_core::PartialTree::trusted_frontier)): per node the zigzag difference from the previous bin (varint) and the hash, up to the trailer |
+//! | 8 | trailer: node count |
+//! | 8 | the content file's length when its data was flushed |
+//! | 1 | 1 when a modification time follows, else 0 |
+//! | 16 | its modification time, signed nanoseconds since the Unix epoch |
 //! | 32 | SHA-256 of everything before |
 //!
 //! Size: about `hash_len + 1` bytes per saved node, i.e. about
 //! `N·(hash_len + 1)` for a complete download of N chunks, plus a few bytes
-//! per run of verified chunks.
+//! per run of verified chunks; it is never held in memory whole.
 
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

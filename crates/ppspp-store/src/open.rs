@@ -138,6 +138,7 @@ impl FileStorage {
             let snapshot = Snapshot {
                 have: &resume.have,
                 tree: &resume.tree,
+                urgent: true,
             };
             storage
                 .write_checkpoint(&snapshot)

@@ -1,41 +1,57 @@
-//! Checkpoints are written by a background thread, so that flushing the
-//! content file to disk (hundreds of milliseconds after a fast download)
-//! never stalls the protocol loop that calls `Storage::checkpoint`.
+//! Checkpoints are written by a background thread, so that writing a large
+//! one and flushing the content file to disk (hundreds of milliseconds
+//! after a fast download) never stall the protocol loop that calls
+//! `Storage::checkpoint`, and a checkpoint is never held in memory whole.
 //!
-//! The loop encodes the snapshot (it owns the tree) and hands the bytes
-//! over; the thread flushes the content file, stamps its length and
-//! modification time into the checkpoint and replaces the old one
-//! atomically. Only the newest pending checkpoint is written. Dropping the
-//! writer waits for the last one, so a process that exits normally leaves
-//! its latest checkpoint on disk.
+//! The loop encodes the snapshot (it owns the tree) as a stream of pieces
+//! of at most [`PIECE`] bytes, a few of which may be in flight; the thread
+//! writes them to `PATH.ppspp.tmp`, then flushes the content file, appends
+//! the trailer with the file's length and modification time and the
+//! checksum, flushes, and renames over the checkpoint. One checkpoint at a
+//! time: while one is being written, a routine one is skipped (the next
+//! will catch up) and an urgent one waits. Dropping the writer waits for
+//! the last one.
 
 use std::fs::File;
-use std::io;
-use std::path::PathBuf;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 
-use crate::file::{mtime_ns, write_atomically};
-use crate::format;
+use crate::file::{checkpoint_path, checkpoint_tmp_path, mtime_ns, sync_parent};
+use crate::format::{self, Digest, Sha256};
+
+/// Bytes per piece handed to the thread.
+const PIECE: usize = 1 << 20;
+/// Pieces in flight at most.
+const DEPTH: usize = 4;
+
+enum Job {
+    Data(Vec<u8>),
+    Finish { nodes: u64 },
+}
 
 #[derive(Default)]
 struct State {
-    /// The newest checkpoint not yet written.
-    pending: Option<Vec<u8>>,
-    /// The writer is working on one.
     busy: bool,
-    /// The first error since the caller last asked.
     error: Option<io::Error>,
-    stop: bool,
 }
 
 struct Shared {
     state: Mutex<State>,
-    wake: Condvar,
+    idle: Condvar,
+}
+
+impl Shared {
+    fn lock(&self) -> std::sync::MutexGuard<'_, State> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
 }
 
 /// The background checkpoint writer of one download.
 pub(crate) struct CheckpointWriter {
+    tx: Option<SyncSender<Job>>,
     shared: Arc<Shared>,
     thread: Option<JoinHandle<()>>,
 }
@@ -48,39 +64,52 @@ impl std::fmt::Debug for CheckpointWriter {
 
 impl CheckpointWriter {
     /// A writer for the checkpoint of the content at `path`, flushing
-    /// `file` (a handle on the same content) before each.
+    /// `file` (a handle on the same content) before finishing each.
     pub(crate) fn spawn(path: PathBuf, file: File) -> io::Result<CheckpointWriter> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
-            wake: Condvar::new(),
+            idle: Condvar::new(),
         });
+        let (tx, rx) = mpsc::sync_channel(DEPTH);
         let worker = shared.clone();
         let thread = std::thread::Builder::new()
             .name("ppspp-checkpoint".into())
-            .spawn(move || run(&worker, &path, &file))?;
+            .spawn(move || run(&worker, &rx, &path, &file))?;
         Ok(CheckpointWriter {
+            tx: Some(tx),
             shared,
             thread: Some(thread),
         })
     }
 
-    /// Queues `bytes` (an encoded checkpoint whose file facts the writer
-    /// fills in), replacing one still waiting. Returns the error of an
-    /// earlier write, if one failed.
-    pub(crate) fn submit(&self, bytes: Vec<u8>) -> io::Result<()> {
-        let mut st = lock(&self.shared);
-        st.pending = Some(bytes);
-        let err = st.error.take();
-        drop(st);
-        self.shared.wake.notify_one();
-        err.map_or(Ok(()), Err)
+    /// Starts a checkpoint: `None` when one is still being written and this
+    /// one is not `urgent` (an urgent one waits for it). Returns the error
+    /// of an earlier checkpoint, if one failed.
+    pub(crate) fn begin(&self, urgent: bool) -> io::Result<Option<Stream<'_>>> {
+        let mut st = self.shared.lock();
+        if let Some(e) = st.error.take() {
+            return Err(e);
+        }
+        if st.busy && !urgent {
+            return Ok(None);
+        }
+        while st.busy {
+            st = self.shared.idle.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+        st.busy = true;
+        let tx = self.tx.as_ref().ok_or_else(gone)?;
+        Ok(Some(Stream {
+            tx,
+            buf: Vec::with_capacity(PIECE),
+        }))
     }
 
-    /// Waits until everything submitted is on disk.
+    /// Waits until every checkpoint begun is on disk; returns a write
+    /// error if one happened.
     pub(crate) fn wait(&self) -> io::Result<()> {
-        let mut st = lock(&self.shared);
-        while st.pending.is_some() || st.busy {
-            st = self.shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+        let mut st = self.shared.lock();
+        while st.busy {
+            st = self.shared.idle.wait(st).unwrap_or_else(|e| e.into_inner());
         }
         st.error.take().map_or(Ok(()), Err)
     }
@@ -88,45 +117,113 @@ impl CheckpointWriter {
 
 impl Drop for CheckpointWriter {
     fn drop(&mut self) {
-        lock(&self.shared).stop = true;
-        self.shared.wake.notify_all();
+        self.tx = None; // The thread finishes what it has and stops.
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
     }
 }
 
-fn lock(shared: &Shared) -> std::sync::MutexGuard<'_, State> {
-    shared.state.lock().unwrap_or_else(|e| e.into_inner())
+fn gone() -> io::Error {
+    io::Error::new(
+        io::ErrorKind::BrokenPipe,
+        "the checkpoint writer has stopped",
+    )
 }
 
-fn run(shared: &Shared, path: &std::path::Path, file: &File) {
-    loop {
-        let mut st = lock(shared);
-        while st.pending.is_none() && !st.stop {
-            st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+/// One checkpoint being encoded: bytes written to it go to the thread in
+/// pieces. [`Stream::finish`] completes it; dropping it unfinished abandons
+/// it (the old checkpoint stays).
+pub(crate) struct Stream<'a> {
+    tx: &'a SyncSender<Job>,
+    buf: Vec<u8>,
+}
+
+impl Stream<'_> {
+    /// Completes the checkpoint, whose body held `nodes` tree nodes.
+    pub(crate) fn finish(mut self, nodes: u64) -> io::Result<()> {
+        self.send_piece()?;
+        self.tx.send(Job::Finish { nodes }).map_err(|_| gone())
+    }
+
+    fn send_piece(&mut self) -> io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
         }
-        let Some(mut bytes) = st.pending.take() else {
-            return; // Stopping with nothing left to write.
-        };
-        st.busy = true;
-        drop(st);
-        let result = write_one(path, file, &mut bytes);
-        let mut st = lock(shared);
-        st.busy = false;
-        if let Err(e) = result {
-            st.error.get_or_insert(e);
-        }
-        drop(st);
-        shared.wake.notify_all();
+        let piece = std::mem::replace(&mut self.buf, Vec::with_capacity(PIECE));
+        self.tx.send(Job::Data(piece)).map_err(|_| gone())
     }
 }
 
+impl Write for Stream<'_> {
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.buf.extend_from_slice(bytes);
+        if self.buf.len() >= PIECE {
+            self.send_piece()?;
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// The thread: one checkpoint after another, each a run of pieces ended by
+/// `Finish`.
+fn run(shared: &Shared, rx: &Receiver<Job>, path: &Path, file: &File) {
+    let mut open: Option<(File, Sha256)> = None;
+    let mut failed: Option<io::Error> = None;
+    while let Ok(job) = rx.recv() {
+        match job {
+            Job::Data(piece) => {
+                if failed.is_some() {
+                    continue;
+                }
+                let step = (|| {
+                    if open.is_none() {
+                        open = Some((File::create(checkpoint_tmp_path(path))?, format::checksum()));
+                    }
+                    let (tmp, sum) = open.as_mut().expect("opened above");
+                    sum.update(&piece);
+                    tmp.write_all(&piece)
+                })();
+                failed = step.err();
+            }
+            Job::Finish { nodes } => {
+                let result = match (failed.take(), open.take()) {
+                    (Some(e), _) => Err(e),
+                    (None, Some((tmp, sum))) => finish(path, file, tmp, sum, nodes),
+                    (None, None) => Ok(()),
+                };
+                let mut st = shared.lock();
+                st.busy = false;
+                if let Err(e) = result {
+                    st.error.get_or_insert(e);
+                }
+                drop(st);
+                shared.idle.notify_all();
+            }
+        }
+    }
+    // The writer was dropped mid-checkpoint: the old checkpoint stays.
+    let mut st = shared.lock();
+    st.busy = false;
+    drop(st);
+    shared.idle.notify_all();
+}
+
 /// Flush the content (a checkpoint must never claim chunks that are not on
-/// disk), stamp the file facts, replace the checkpoint.
-fn write_one(path: &std::path::Path, file: &File, bytes: &mut [u8]) -> io::Result<()> {
+/// disk), append the file facts and the checksum, make it the checkpoint.
+fn finish(path: &Path, file: &File, mut tmp: File, mut sum: Sha256, nodes: u64) -> io::Result<()> {
     file.sync_data()?;
     let meta = file.metadata()?;
-    format::set_file_facts(bytes, meta.len(), mtime_ns(&meta));
-    write_atomically(path, bytes)
+    let trailer = format::trailer(nodes, meta.len(), mtime_ns(&meta));
+    sum.update(trailer);
+    tmp.write_all(&trailer)?;
+    tmp.write_all(&sum.finalize())?;
+    tmp.sync_all()?;
+    drop(tmp);
+    std::fs::rename(checkpoint_tmp_path(path), checkpoint_path(path))?;
+    sync_parent(path)
 }

@@ -58,6 +58,12 @@ pub struct EndpointConfig {
     pub pex_max_addresses: usize,
     /// Connect to addresses learned through PEX automatically.
     pub pex_auto_connect: bool,
+    /// Send the INTEGRITY messages for a burst of DATA in one datagram ahead
+    /// of it, so that the DATA datagrams are all one size and the driver can
+    /// batch them (GSO). RFC 7574 §5.3 allows hashes in earlier datagrams;
+    /// a lost hash datagram only costs its chunks a re-request. Off in
+    /// libswift mode, whose handling of it is untested.
+    pub integrity_ahead: bool,
     /// Name of the congestion controller for DATA we send (see `cc::by_name`).
     pub congestion: String,
     /// Name of the controller bounding the bytes we have requested from one
@@ -84,6 +90,7 @@ impl Default for EndpointConfig {
             checkpoint_interval: Duration::from_secs(5),
             pex_max_addresses: 32,
             pex_auto_connect: true,
+            integrity_ahead: true,
             congestion: "ledbat".to_string(),
             request_congestion: "ledbat".to_string(),
         }

@@ -205,6 +205,7 @@ impl Swarm {
             .checkpoint(&Snapshot {
                 have: &self.have,
                 tree,
+                urgent: force,
             })
             .err()
             .map(|e| format!("checkpoint failed: {e}"))

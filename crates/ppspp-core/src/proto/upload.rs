@@ -59,6 +59,13 @@ impl UploadQueue {
         self.chunks = chunks;
     }
 
+    /// The chunks to send next, in order, left in the queue.
+    pub fn upcoming(&self) -> impl Iterator<Item = ChunkIndex> + '_ {
+        self.ranges
+            .iter()
+            .flat_map(|r| (r.first().0..=r.last().0).map(ChunkIndex))
+    }
+
     /// The next chunk to send, left in the queue.
     pub fn peek(&self) -> Option<ChunkIndex> {
         self.ranges.front().map(|r| r.first())

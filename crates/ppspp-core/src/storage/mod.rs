@@ -23,6 +23,10 @@ pub struct Snapshot<'a> {
     pub have: &'a Binmap,
     /// The receiver's hash tree, with every hash it trusts.
     pub tree: &'a PartialTree,
+    /// This checkpoint must be written (download complete, shutting down);
+    /// a routine one may be skipped while an earlier one is still being
+    /// written.
+    pub urgent: bool,
 }
 
 /// Where a swarm's content lives.

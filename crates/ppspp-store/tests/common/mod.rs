@@ -135,6 +135,7 @@ impl Leecher {
         let snapshot = Snapshot {
             have: &self.have,
             tree: &self.tree,
+            urgent: true,
         };
         self.storage.checkpoint(&snapshot).unwrap();
         // Checkpoints are written in the background; these tests look at

@@ -6,6 +6,7 @@ mod handshake;
 mod recv;
 mod send;
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -17,7 +18,7 @@ use super::upload::UploadQueue;
 use super::{Ctx, EndpointConfig, SwarmHandle};
 use crate::binmap::Binmap;
 use crate::cc::{self, CongestionController, RttEstimator};
-use crate::chunk::ChunkRange;
+use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::time::Instant;
 use crate::wire::{ChannelId, SwarmParams};
 
@@ -90,6 +91,8 @@ pub(crate) struct Channel {
     pub cc: Box<dyn CongestionController>,
     pub rtt: RttEstimator,
     pub pacer: Pacer,
+    /// Chunks whose hashes went out ahead of their DATA.
+    pub ahead: BTreeSet<ChunkIndex>,
     /// When the pacer lets the next DATA go (for the timer).
     pub next_data_at: Instant,
     pub pex_reply_due: bool,
@@ -178,6 +181,7 @@ impl Channel {
             cc: make(&ctx.config.congestion),
             rtt: RttEstimator::default(),
             pacer: Pacer::new(now),
+            ahead: BTreeSet::new(),
             next_data_at: now,
             pex_reply_due: false,
             stats: PeerStats::default(),

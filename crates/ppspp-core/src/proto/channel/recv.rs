@@ -104,6 +104,11 @@ impl Channel {
                 break;
             }
         }
+        // Hashes sent ahead of their DATA (RFC 7574 §5.3: INTEGRITY may
+        // travel in earlier datagrams) wait as candidates in the tree.
+        if !hashes.is_empty() && self.close.is_none() {
+            self.accept_hashes(swarm, ctx, &hashes);
+        }
     }
 
     /// The handshake is complete on both sides.

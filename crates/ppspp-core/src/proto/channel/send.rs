@@ -2,6 +2,8 @@
 
 use super::{mss, Channel, State};
 use crate::bin::Bin;
+use std::collections::BTreeSet;
+
 use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::hash::Hash;
 use crate::pick::PickView;
@@ -16,6 +18,8 @@ use crate::wire::{
 
 /// Chunks requested per REQUEST round at most, whatever the window says.
 const MAX_PICK: u64 = 256;
+/// Most chunks whose hashes go out ahead in one datagram.
+const MAX_AHEAD: u64 = 32;
 /// How long a channel waits after a pick that found nothing.
 const PICK_IDLE: std::time::Duration = std::time::Duration::from_millis(50);
 
@@ -365,10 +369,17 @@ impl Channel {
             let Some(chunk) = self.uploads.peek() else {
                 return;
             };
+            let sent_ahead = self.ahead.remove(&chunk);
             let hashes = swarm
                 .have
                 .contains(chunk)
-                .then(|| self.hashes_for(swarm, chunk))
+                .then(|| {
+                    if sent_ahead {
+                        Some(Vec::new())
+                    } else {
+                        self.hashes_for(swarm, chunk)
+                    }
+                })
                 .flatten();
             match (hashes, self.spec_for_chunk(swarm, chunk)) {
                 (Some(h), Some(spec)) => break ((chunk, spec), h),
@@ -378,6 +389,14 @@ impl Channel {
             }
         };
         let (chunk, spec) = chunk;
+        if !hashes.is_empty()
+            && w.is_empty()
+            && ctx.config.integrity_ahead
+            && !matches!(ctx.config.compat, crate::proto::Compat::Libswift)
+            && self.push_hashes_ahead(swarm, w, chunk)
+        {
+            return; // This datagram carries the hashes; the DATA follow.
+        }
         let spec_len = 1 + self.params.addressing.spec_len();
         let needed = hashes.len() * (spec_len + self.params.hash_len()) + spec_len + 8 + cs;
         let start = w.len();
@@ -435,6 +454,91 @@ impl Channel {
         let peer = swarm.peer_stats(self.peer);
         peer.chunks_sent += 1;
         peer.payload_bytes_sent += n as u64;
+    }
+
+    /// Writes the INTEGRITY messages for the next chunks to send, starting
+    /// with `first`, as one datagram, and marks the chunks whose hashes it
+    /// holds so their DATA go without. Each chunk's uncles are chosen as if
+    /// the chunks before it in the burst had arrived. Returns false (and
+    /// writes nothing) when fewer than two chunks would benefit.
+    fn push_hashes_ahead(
+        &mut self,
+        swarm: &Swarm,
+        w: &mut DatagramWriter<'_>,
+        first: ChunkIndex,
+    ) -> bool {
+        let mss = mss(swarm.chunk_size.bytes());
+        let room = self.cc.window().saturating_sub(self.inflight.bytes()) / mss;
+        let burst: Vec<ChunkIndex> = self
+            .uploads
+            .upcoming()
+            .take(room.clamp(1, MAX_AHEAD) as usize)
+            .take_while(|c| swarm.have.contains(*c) && !self.ahead.contains(c))
+            .collect();
+        if burst.len() < 2 || burst[0] != first {
+            return false;
+        }
+        let entry = 1 + self.params.addressing.spec_len() + self.params.hash_len();
+        let room = w.remaining();
+        let mut seen = BTreeSet::new();
+        let mut msgs: Vec<(Bin, Hash)> = Vec::new();
+        if self.remote_has.is_empty() {
+            for (bin, hash) in swarm.integrity.peaks().unwrap_or_default() {
+                seen.insert(bin);
+                msgs.push((bin, hash));
+            }
+        }
+        let mut covered = Vec::new();
+        for (i, &c) in burst.iter().enumerate() {
+            let before = &burst[..i];
+            let earlier = |keep: fn(ChunkIndex, ChunkIndex) -> bool| {
+                before.iter().copied().filter(move |b| keep(*b, c))
+            };
+            let left = self
+                .remote_has
+                .last_filled_to(c)
+                .into_iter()
+                .chain(earlier(|b, c| b < c))
+                .max();
+            let right = self
+                .remote_has
+                .first_filled_from(c)
+                .into_iter()
+                .chain(earlier(|b, c| b > c))
+                .min();
+            let holds = |b: Bin| {
+                left.is_some_and(|x| b.contains_chunk(x))
+                    || right.is_some_and(|x| b.contains_chunk(x))
+            };
+            let Some(uncles) = swarm.integrity.uncles(c, holds) else {
+                break;
+            };
+            let fresh: Vec<(Bin, Hash)> = uncles
+                .into_iter()
+                .filter(|(b, _)| !seen.contains(b))
+                .collect();
+            if (msgs.len() + fresh.len()) * entry > room {
+                break;
+            }
+            seen.extend(fresh.iter().map(|f| f.0));
+            msgs.extend(fresh);
+            covered.push(c);
+        }
+        if covered.len() < 2 {
+            return false;
+        }
+        for (bin, hash) in msgs {
+            let Some(spec) = self.spec_for_bin(swarm, bin) else {
+                return false;
+            };
+            // Room was checked above.
+            let _ = w.push(&Message::Integrity { spec, hash });
+        }
+        if self.ahead.len() > 4 * MAX_AHEAD as usize {
+            self.ahead.clear();
+        }
+        self.ahead.extend(covered);
+        true
     }
 
     /// The hashes to put before DATA of `chunk`: the peaks until the peer
