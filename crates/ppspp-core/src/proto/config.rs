@@ -42,6 +42,9 @@ pub struct EndpointConfig {
     pub handshake_retry: Duration,
     /// Handshake attempts before giving up on a peer.
     pub handshake_attempts: u32,
+    /// Upload slots per swarm: peers served at once; the rest are choked
+    /// and take turns (see `choke.rs`). 0 serves everyone.
+    pub upload_slots: usize,
     /// Most chunks a peer may have queued in its requests to us; requests
     /// beyond are ignored (bounded memory per peer).
     pub max_upload_queue_chunks: u64,
@@ -83,6 +86,7 @@ impl Default for EndpointConfig {
             dead_datagrams: 3,
             handshake_retry: Duration::from_secs(1),
             handshake_attempts: 5,
+            upload_slots: 0,
             max_upload_queue_chunks: 8192,
             max_requests_per_peer: 2048,
             upload_limit: None,

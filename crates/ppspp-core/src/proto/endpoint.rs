@@ -8,7 +8,8 @@ use std::ops::Bound;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
 
-use super::channel::{check_options, mss, Channel, Opening, State};
+use super::channel::{check_options, Channel, Opening, State};
+use super::choke::{rechoke, ROTATION};
 use super::config::{Compat, EndpointConfig};
 use super::event::{CloseReason, EndpointStats, Event, SwarmStats};
 use super::ratelimit::TokenBucket;
@@ -50,7 +51,8 @@ pub struct Endpoint {
     events: VecDeque<Event>,
     upload: Option<TokenBucket>,
     download: Option<TokenBucket>,
-    upload_blocked: bool,
+    /// Bytes a DATA waits for from the upload limit, if one does.
+    upload_blocked: Option<u64>,
     cursor: ChannelId,
     refusals: VecDeque<(SocketAddr, ChannelId)>,
     stats: EndpointStats,
@@ -63,7 +65,9 @@ impl Endpoint {
     /// An endpoint whose channel ids and random choices come from `seed`.
     pub fn new(config: EndpointConfig, seed: u64) -> Endpoint {
         let now = Instant::ZERO;
-        let burst = |rate: u64| rate.max(64 * 1024) / 4;
+        // A quarter second at the rate, and never less than two of the
+        // largest datagrams, or a large DATA could never pass.
+        let burst = |rate: u64| (rate / 4).max(128 * 1024);
         Endpoint {
             upload: config
                 .upload_limit
@@ -78,7 +82,7 @@ impl Endpoint {
             channels: BTreeMap::new(),
             by_remote: BTreeMap::new(),
             events: VecDeque::new(),
-            upload_blocked: false,
+            upload_blocked: None,
             cursor: ChannelId::ZERO,
             refusals: VecDeque::new(),
             stats: EndpointStats::default(),
@@ -192,9 +196,13 @@ impl Endpoint {
         ch.on_messages(swarm, &mut ctx, messages, data.len(), true);
         let malformed = ctx.malformed;
         let size_learned = ctx.size_learned;
+        let rechoke = ctx.rechoke;
         let handle = ch.swarm;
         self.stats.datagrams_dropped += u64::from(malformed > 0);
         self.after_channel(now, handle, dst, size_learned);
+        if rechoke {
+            self.rechoke(now, handle);
+        }
     }
 
     /// A datagram to channel 0: a HANDSHAKE opening a channel.
@@ -315,6 +323,16 @@ impl Endpoint {
         self.check_progress(handle);
     }
 
+    /// Reconsiders who of `swarm`'s peers is choked (see `choke.rs`).
+    fn rechoke(&mut self, now: Instant, handle: SwarmHandle) {
+        let slots = self.config.upload_slots;
+        if let Some(s) = self.swarm_mut(handle) {
+            s.next_rechoke = now + ROTATION / 3;
+        }
+        let channels = self.channels.iter_mut().filter(|(_, c)| c.swarm == handle);
+        rechoke(now, slots, channels);
+    }
+
     /// Chunks a channel stopped waiting for: unless another channel of the
     /// swarm still has them requested, they become pickable again.
     fn release(&mut self, handle: SwarmHandle, except: ChannelId, ranges: &[ChunkRange]) {
@@ -422,6 +440,15 @@ impl Endpoint {
             self.released = released;
             self.after_channel(now, handle, id, false);
         }
+        if self.config.upload_slots > 0 {
+            let due: Vec<SwarmHandle> = (0..self.swarms.len() as u32)
+                .map(SwarmHandle)
+                .filter(|h| self.swarm(*h).is_some_and(|s| s.next_rechoke <= now))
+                .collect();
+            for h in due {
+                self.rechoke(now, h);
+            }
+        }
         let interval = self.config.checkpoint_interval;
         for (i, swarm) in self.swarms.iter_mut().enumerate() {
             if let Some(s) = swarm.as_mut() {
@@ -466,7 +493,7 @@ impl Endpoint {
                 len: w.finish(),
             });
         }
-        self.upload_blocked = false;
+        self.upload_blocked = None;
         let cursor = self.cursor;
         let (mut ctx, channels, swarms) = self.parts(now);
         let after = channels.range_mut((Bound::Excluded(cursor), Bound::Unbounded));
@@ -525,10 +552,11 @@ impl Endpoint {
             if s.checkpoint_dirty && s.integrity.partial().is_some() {
                 t = t.min(s.last_checkpoint + self.config.checkpoint_interval);
             }
-            if self.upload_blocked {
-                if let Some(b) = &self.upload {
-                    t = t.min(b.ready_at(mss(s.chunk_size.bytes())));
-                }
+            if self.config.upload_slots > 0 && !s.channels.is_empty() {
+                t = t.min(s.next_rechoke.max(now));
+            }
+            if let (Some(bytes), Some(b)) = (self.upload_blocked, &self.upload) {
+                t = t.min(b.ready_at(bytes).max(now));
             }
         }
         (t != Instant::MAX).then_some(t)
@@ -642,7 +670,8 @@ impl Endpoint {
                 found: &mut self.found,
                 malformed: 0,
                 size_learned: false,
-                upload_blocked: false,
+                upload_blocked: None,
+                rechoke: false,
             },
             &mut self.channels,
             &mut self.swarms,
@@ -677,6 +706,16 @@ impl Endpoint {
                 ch.forget_availability(swarm);
             }
             self.release(ch.swarm, id, &runs);
+            if ch.choking_remote || ch.requested_at.is_some() {
+                if let Some(swarm) = self
+                    .swarms
+                    .get_mut(ch.swarm.0 as usize)
+                    .and_then(Option::as_mut)
+                {
+                    // A slot may have come free: look again soon.
+                    swarm.next_rechoke = Instant::ZERO;
+                }
+            }
             let reason = ch.close.take().unwrap_or(CloseReason::Local);
             if reason == CloseReason::BadData {
                 if let Some(swarm) = self

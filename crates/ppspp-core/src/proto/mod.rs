@@ -9,6 +9,7 @@
 //! The same engine runs on real UDP, in the simulator and in the emulator.
 
 mod channel;
+mod choke;
 mod config;
 mod endpoint;
 mod event;
@@ -64,6 +65,8 @@ pub(crate) struct Ctx<'a> {
     pub malformed: u64,
     /// The swarm's chunk count became known.
     pub size_learned: bool,
-    /// A DATA waited for the upload limit.
-    pub upload_blocked: bool,
+    /// Bytes a DATA waited for from the upload limit.
+    pub upload_blocked: Option<u64>,
+    /// Who is choked may have to change (a peer became interested).
+    pub rechoke: bool,
 }

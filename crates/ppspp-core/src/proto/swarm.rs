@@ -117,6 +117,8 @@ pub(crate) struct Swarm {
     pub checkpoint_dirty: bool,
     pub last_checkpoint: Instant,
     pub closing: bool,
+    /// When upload slots are next reconsidered.
+    pub next_rechoke: Instant,
 }
 
 impl Swarm {
@@ -145,6 +147,7 @@ impl Swarm {
             checkpoint_dirty: false,
             last_checkpoint: now,
             closing: false,
+            next_rechoke: now,
         }
     }
 

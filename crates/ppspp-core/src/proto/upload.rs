@@ -59,6 +59,12 @@ impl UploadQueue {
         self.chunks = chunks;
     }
 
+    /// Drops everything queued.
+    pub fn clear(&mut self) {
+        self.ranges.clear();
+        self.chunks = 0;
+    }
+
     /// The chunks to send next, in order, left in the queue.
     pub fn upcoming(&self) -> impl Iterator<Item = ChunkIndex> + '_ {
         self.ranges

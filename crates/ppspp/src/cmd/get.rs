@@ -33,6 +33,9 @@ pub struct GetArgs {
     /// Upload limit, e.g. 2MB/s or 8Mbit/s.
     #[arg(long, value_parser = args::rate)]
     pub upload_limit: Option<u64>,
+    /// Peers served at once; the others are choked and take turns (0: all).
+    #[arg(long, default_value = "0")]
+    pub upload_slots: usize,
     /// Download limit, e.g. 2MB/s or 8Mbit/s.
     #[arg(long, value_parser = args::rate)]
     pub download_limit: Option<u64>,
@@ -104,6 +107,7 @@ pub fn run(args: &GetArgs) -> Result<()> {
     rt.block_on(async {
         let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
         config.endpoint.checkpoint_interval = args.checkpoint_interval;
+        config.endpoint.upload_slots = args.upload_slots;
         let (node, mut events, task) = ppspp_udp::start(config)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;

@@ -34,6 +34,9 @@ pub struct SeedArgs {
     /// Upload limit, e.g. 2MB/s or 8Mbit/s.
     #[arg(long, value_parser = args::rate)]
     pub upload_limit: Option<u64>,
+    /// Peers served at once; the others are choked and take turns (0: all).
+    #[arg(long, default_value = "0")]
+    pub upload_slots: usize,
     /// Address to put in the printed URL (default: the listen address, or
     /// this machine's address when listening on all interfaces).
     #[arg(long)]
@@ -69,7 +72,8 @@ pub fn run(args: &SeedArgs) -> Result<()> {
         .with_context(|| format!("cannot serve {path}"))?;
     let rt = runtime()?;
     rt.block_on(async {
-        let config = node_config(args.listen, args.upload_limit, None);
+        let mut config = node_config(args.listen, args.upload_limit, None);
+        config.endpoint.upload_slots = args.upload_slots;
         let (node, mut events, task) = ppspp_udp::start(config)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;

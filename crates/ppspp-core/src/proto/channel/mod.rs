@@ -67,6 +67,10 @@ pub(crate) struct Channel {
     pub choked_by_remote: bool,
     pub choking_remote: bool,
     pub choke_dirty: bool,
+    /// When we last choked or unchoked the peer (slot rotation).
+    pub choke_changed: Instant,
+    /// When the peer last requested something from us.
+    pub requested_at: Option<Instant>,
 
     /// Downloading from the peer.
     pub outstanding: Outstanding,
@@ -167,6 +171,8 @@ impl Channel {
             choked_by_remote: false,
             choking_remote: false,
             choke_dirty: false,
+            choke_changed: now,
+            requested_at: None,
             outstanding: Outstanding::default(),
             req_cc: make(&ctx.config.request_congestion),
             req_rtt: RttEstimator::default(),

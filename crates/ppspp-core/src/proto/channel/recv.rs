@@ -254,6 +254,10 @@ impl Channel {
     }
 
     fn on_request(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>, spec: ChunkSpec) {
+        if self.requested_at.is_none() {
+            ctx.rechoke = true;
+        }
+        self.requested_at = Some(ctx.now);
         if self.choking_remote {
             return;
         }

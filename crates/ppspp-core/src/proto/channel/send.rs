@@ -409,7 +409,7 @@ impl Channel {
         }
         if let Some(bucket) = ctx.upload.as_deref_mut() {
             if !bucket.try_take(ctx.now, needed as u64) {
-                ctx.upload_blocked = true;
+                ctx.upload_blocked = Some(ctx.upload_blocked.unwrap_or(0).max(needed as u64));
                 return;
             }
         }

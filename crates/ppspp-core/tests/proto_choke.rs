@@ -1,0 +1,112 @@
+//! Upload slots: with one slot, a seeder serves one leecher at a time,
+//! chokes the other, and hands the slot over in turn; both complete
+//! (RFC 7574 §3.9).
+
+mod common;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{addr, Net};
+use ppspp_core::merkle::MerkleTree;
+use ppspp_core::pick;
+use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmSetup};
+use ppspp_core::storage::MemoryStorage;
+use ppspp_core::time::Instant;
+use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
+use ppspp_core::{ChunkSize, HashFunction};
+
+#[test]
+fn one_slot_is_shared_in_turns() {
+    let data: Vec<u8> = (0..2_000_000u32).map(|i| (i % 249) as u8).collect();
+    let cs = ChunkSize::DEFAULT;
+    let tree = Arc::new(MerkleTree::from_bytes(&data, cs, HashFunction::Sha1).unwrap());
+    let config = EndpointConfig {
+        upload_slots: 1,
+        upload_limit: Some(25_000),
+        pex_auto_connect: false,
+        ..EndpointConfig::default()
+    };
+    let mut seeder = Endpoint::new(config, 1);
+    seeder
+        .add_swarm(
+            Instant::ZERO,
+            SwarmSetup::seed(
+                tree.clone(),
+                Box::new(MemoryStorage::with_content(cs, data.clone())),
+                pick::by_name("sequential").unwrap(),
+            ),
+        )
+        .unwrap();
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), seeder);
+    let leecher_config = EndpointConfig {
+        pex_auto_connect: false,
+        ..EndpointConfig::default()
+    };
+    let mut handles = Vec::new();
+    for i in [2u16, 3] {
+        let setup = SwarmSetup::download(
+            tree.root(),
+            HashFunction::Sha1,
+            cs,
+            None,
+            Box::new(MemoryStorage::empty(cs)),
+            pick::by_name("sequential").unwrap(),
+        )
+        .unwrap();
+        let mut ep = Endpoint::new(leecher_config.clone(), u64::from(i));
+        handles.push(ep.add_swarm(Instant::ZERO, setup).unwrap());
+        net.add(addr(i), ep);
+    }
+    // Watch CHOKE/UNCHOKE from the seeder: (leecher, choke?).
+    let seen: Rc<RefCell<Vec<(std::net::SocketAddr, bool)>>> = Rc::default();
+    let log = seen.clone();
+    net.filter = Some(Box::new(move |f| {
+        if f.from == addr(1) {
+            if let Ok((_, msgs)) = decode_datagram(&f.bytes, SwarmParams::default()) {
+                for m in msgs.flatten() {
+                    match m {
+                        Message::Choke => log.borrow_mut().push((f.to, true)),
+                        Message::Unchoke => log.borrow_mut().push((f.to, false)),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        true
+    }));
+    let now = net.now;
+    for (i, h) in [2u16, 3].into_iter().zip(&handles) {
+        net.node(addr(i)).connect(now, *h, addr(1)).unwrap();
+    }
+    net.run_for(Duration::from_secs(400), |n| {
+        n.nodes[&addr(2)].is_complete(handles[0]) && n.nodes[&addr(3)].is_complete(handles[1])
+    });
+    assert!(net.nodes[&addr(2)].is_complete(handles[0]));
+    assert!(net.nodes[&addr(3)].is_complete(handles[1]));
+    let events = seen.borrow();
+    // Both were choked at some point and unchoked again: the slot rotated.
+    for i in [2u16, 3] {
+        assert!(
+            events.contains(&(addr(i), true)),
+            "{i} never choked: {events:?}"
+        );
+        assert!(
+            events.contains(&(addr(i), false)),
+            "{i} never unchoked: {events:?}"
+        );
+    }
+    // Each leecher got a share from the seeder.
+    let seeder_swarm = net.nodes[&addr(1)].swarm_handle(0).unwrap();
+    let stats = net.nodes[&addr(1)].swarm_stats(seeder_swarm).unwrap();
+    for i in [2u16, 3] {
+        let got = stats.peers[&addr(i)].payload_bytes_sent;
+        assert!(
+            got >= data.len() as u64,
+            "leecher {i} got {got} from the seeder"
+        );
+    }
+}
