@@ -52,3 +52,51 @@ fn killed_leecher_resumes() {
         "second run received {received} of {len}: {s}"
     );
 }
+
+#[test]
+fn interrupted_leecher_checkpoints_and_resumes() {
+    let dir = tempfile::tempdir().unwrap();
+    let len = 6_000_000usize;
+    let data = random_bytes(len, 78);
+    let src = write_file(dir.path(), "src", &data);
+    let seeder = seed(&src, &["--upload-limit", "1MB/s"]);
+    let out = dir.path().join("out");
+    // A long checkpoint interval: only the clean shutdown writes one.
+    let mut first = spawn_get(&seeder.url, &out, &["--checkpoint-interval", "600"]);
+    std::thread::sleep(Duration::from_millis(3000));
+    let pid = first.0.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let status = first.0.wait().unwrap();
+    let mut err = String::new();
+    if let Some(mut e) = first.0.stderr.take() {
+        use std::io::Read;
+        let _ = e.read_to_string(&mut err);
+    }
+    assert!(
+        !status.success(),
+        "an interrupted download is not a success"
+    );
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(
+        ppspp_store::checkpoint_path(&out).exists(),
+        "no checkpoint on Ctrl-C"
+    );
+    let st = dir.path().join("stats.json");
+    let second = get(&seeder.url, &out, &["--stats-json", st.to_str().unwrap()]);
+    assert_ok(&second, "resumed run");
+    assert!(
+        std::fs::read(&out).unwrap() == data,
+        "content differs after resume"
+    );
+    let s = stats(&st);
+    let at_start = s["chunks_at_start"].as_u64().unwrap();
+    assert!(at_start > 1000, "resumed from only {at_start} chunks: {s}");
+    assert!(
+        s["payload_bytes_received"].as_u64().unwrap() < len as u64,
+        "{s}"
+    );
+}
