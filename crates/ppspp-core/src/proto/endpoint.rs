@@ -544,7 +544,12 @@ impl Endpoint {
         }
         let mut t = Instant::MAX;
         for ch in self.channels.values() {
-            if let Some(d) = ch.next_deadline(&self.config, now) {
+            let log = self
+                .swarms
+                .get(ch.swarm.0 as usize)
+                .and_then(Option::as_ref)
+                .map_or(0, |s| s.have_log.len());
+            if let Some(d) = ch.next_deadline(&self.config, now, log) {
                 t = t.min(d);
             }
         }

@@ -70,6 +70,28 @@ impl SwarmSetup {
         Ok(Self::resume(tree, Binmap::new(), storage, picker))
     }
 
+    /// Download content whose whole hash tree is known in advance (as with
+    /// metadata that lists every hash; RFC 7574 §5 lets the tree come out
+    /// of band). Chunks still verify against their leaves, peers still send
+    /// INTEGRITY, but no per-download tree is kept: the lab's simulated
+    /// peers share one tree per swarm this way.
+    pub fn download_with_tree(
+        tree: Arc<MerkleTree>,
+        have: Binmap,
+        storage: Box<dyn Storage>,
+        picker: Box<dyn Picker>,
+    ) -> Self {
+        SwarmSetup {
+            root: tree.root(),
+            hash_function: tree.hash_function(),
+            chunk_size: tree.chunk_size(),
+            integrity: Integrity::Complete(tree),
+            have,
+            storage,
+            picker,
+        }
+    }
+
     /// Continue a download from a restored tree and the chunks stored.
     pub fn resume(
         tree: PartialTree,

@@ -82,6 +82,8 @@ pub(crate) struct Channel {
     pub have_sweep: Option<u64>,
     /// How far into the swarm's `have_log` we have sent HAVEs…
     pub have_cursor: usize,
+    /// When HAVEs last went out (see `EndpointConfig::have_interval`).
+    pub last_have: Instant,
     /// …and looked for chunks to CANCEL.
     pub cancel_cursor: usize,
     pub pex_requested: bool,
@@ -179,6 +181,7 @@ impl Channel {
             acks: Vec::new(),
             have_sweep: Some(0),
             have_cursor: have_log_len,
+            last_have: now,
             cancel_cursor: have_log_len,
             pex_requested: false,
             pick_idle_until: now,
@@ -211,7 +214,12 @@ impl Channel {
 
     /// The next instant at which the channel has timer work or may send,
     /// as seen at `now`.
-    pub fn next_deadline(&self, cfg: &EndpointConfig, now: Instant) -> Option<Instant> {
+    pub fn next_deadline(
+        &self,
+        cfg: &EndpointConfig,
+        now: Instant,
+        swarm_have_log_len: usize,
+    ) -> Option<Instant> {
         if self.close.is_some() {
             return Some(now);
         }
@@ -229,6 +237,9 @@ impl Channel {
                     return Some(now);
                 }
                 t = t.min(self.last_send + cfg.keepalive_interval);
+                if self.haves_pending(swarm_have_log_len) {
+                    t = t.min(self.last_have + cfg.have_interval);
+                }
                 if self.sent_since_recv >= cfg.dead_datagrams {
                     t = t.min(self.last_recv + cfg.dead_timeout);
                 }
@@ -246,6 +257,11 @@ impl Channel {
             }
         }
         (t != Instant::MAX).then_some(t)
+    }
+
+    /// Whether HAVEs wait to be sent to this peer.
+    pub fn haves_pending(&self, have_log_len: usize) -> bool {
+        !self.remote_complete && (self.have_sweep.is_some() || self.have_cursor < have_log_len)
     }
 
     /// Timers: handshake retries, dead peers, request and DATA timeouts.

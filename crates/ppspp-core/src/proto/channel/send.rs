@@ -149,14 +149,22 @@ impl Channel {
                 self.choke_dirty = false;
             }
         }
+        let keepalive_due =
+            ctx.now.saturating_since(self.last_send) >= ctx.config.keepalive_interval;
+        // HAVEs ride on a datagram that goes out anyway, or get their own
+        // once they have waited `have_interval`.
+        let riding = !self.acks.is_empty() || !w.is_empty() || self.third_due || keepalive_due;
+        let haves_due =
+            riding || ctx.now.saturating_since(self.last_have) >= ctx.config.have_interval;
         self.push_acks(swarm, &mut w);
         self.push_cancels(swarm, &mut w);
-        self.push_haves(swarm, &mut w);
+        if haves_due && self.haves_pending(swarm.have_log.len()) {
+            self.push_haves(swarm, &mut w);
+            self.last_have = ctx.now;
+        }
         self.push_pex(swarm, ctx, &mut w);
         self.push_requests(swarm, ctx, &mut w);
         self.push_data(swarm, ctx, &mut w);
-        let keepalive_due =
-            ctx.now.saturating_since(self.last_send) >= ctx.config.keepalive_interval;
         if !w.is_empty() || self.third_due || keepalive_due {
             self.third_due = false;
             Some(w.finish())

@@ -1,0 +1,127 @@
+//! HAVEs for newly verified chunks wait (up to `have_interval`) for a
+//! datagram to ride on instead of taking one datagram per chunk per peer;
+//! and a peer that downloads only through them still completes. Also: a
+//! leecher that knows the whole tree in advance (as the lab's simulated
+//! peers do) downloads and verifies every chunk.
+
+mod common;
+
+use std::sync::Arc;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use common::{addr, Net};
+use ppspp_core::merkle::MerkleTree;
+use ppspp_core::pick;
+use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmSetup};
+use ppspp_core::storage::MemoryStorage;
+use ppspp_core::time::Instant;
+use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
+use ppspp_core::{Binmap, ChunkSize, HashFunction};
+
+const LEN: usize = 300 * 1024;
+
+fn data() -> Vec<u8> {
+    (0..LEN).map(|i| (i % 253) as u8).collect()
+}
+
+/// Seeder at addr(1); leecher at addr(2) fetching from it (with a known
+/// tree); observer at addr(3), a leecher connected only to the leecher,
+/// whose requests are all dropped so the leecher never sends it DATA.
+/// Returns (chunks the leecher verified, HAVE-only datagrams it sent to the
+/// observer, whether the leecher completed).
+fn run(have_interval: Duration) -> (u64, u64, bool) {
+    let cs = ChunkSize::new(1024).unwrap();
+    let bytes = data();
+    let tree = Arc::new(MerkleTree::from_bytes(&bytes, cs, HashFunction::Sha1).unwrap());
+    let config = EndpointConfig {
+        have_interval,
+        download_limit: Some(200 * 1024),
+        ..EndpointConfig::default()
+    };
+    let mut seeder = Endpoint::new(config.clone(), 1);
+    seeder.add_swarm(
+        Instant::ZERO,
+        SwarmSetup::seed(
+            tree.clone(),
+            Box::new(MemoryStorage::with_content(cs, bytes.clone())),
+            pick::by_name("sequential").unwrap(),
+        ),
+    );
+    let mut leecher = Endpoint::new(config.clone(), 2);
+    let lh = leecher
+        .add_swarm(
+            Instant::ZERO,
+            SwarmSetup::download_with_tree(
+                tree.clone(),
+                Binmap::new(),
+                Box::new(MemoryStorage::empty(cs)),
+                pick::by_name("sequential").unwrap(),
+            ),
+        )
+        .unwrap();
+    let mut observer = Endpoint::new(config, 3);
+    let oh = observer
+        .add_swarm(
+            Instant::ZERO,
+            SwarmSetup::download_with_tree(
+                tree.clone(),
+                Binmap::new(),
+                Box::new(MemoryStorage::empty(cs)),
+                pick::by_name("sequential").unwrap(),
+            ),
+        )
+        .unwrap();
+    leecher.connect(Instant::ZERO, lh, addr(1));
+    observer.connect(Instant::ZERO, oh, addr(2));
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), seeder);
+    net.add(addr(2), leecher);
+    net.add(addr(3), observer);
+    let have_only = Arc::new(Mutex::new(0u64));
+    let counter = have_only.clone();
+    let params = SwarmParams {
+        chunk_size: Some(1024),
+        ..SwarmParams::default()
+    };
+    net.filter = Some(Box::new(move |f| {
+        if f.from == addr(2) && f.to == addr(3) {
+            if let Ok((_, msgs)) = decode_datagram(&f.bytes, params) {
+                let msgs: Vec<_> = msgs.flatten().collect();
+                if !msgs.is_empty() && msgs.iter().all(|m| matches!(m, Message::Have(_))) {
+                    *counter.lock().unwrap() += 1;
+                }
+            }
+        }
+        // The observer's requests never reach the leecher.
+        let request = f.from == addr(3)
+            && decode_datagram(&f.bytes, params)
+                .is_ok_and(|(_, msgs)| msgs.flatten().any(|m| matches!(m, Message::Request(_))));
+        !request
+    }));
+    net.run_for(Duration::from_secs(20), |n| {
+        n.nodes[&addr(2)].is_complete(lh)
+    });
+    // Let the last HAVEs go out.
+    net.run_for(Duration::from_secs(1), |_| false);
+    let leecher = &net.nodes[&addr(2)];
+    let verified = leecher.swarm_stats(lh).unwrap().chunks_verified;
+    let done = leecher.is_complete(lh);
+    let n = *have_only.lock().unwrap();
+    (verified, n, done)
+}
+
+#[test]
+fn haves_are_batched() {
+    let (verified, batched, done) = run(Duration::from_millis(500));
+    assert!(done);
+    assert_eq!(verified, 300);
+    // ~1.5 s of download at 200 KiB/s: a few HAVE datagrams, not hundreds.
+    assert!(
+        batched <= 10,
+        "{batched} HAVE-only datagrams for {verified} chunks"
+    );
+    // Without batching, nearly one datagram per chunk.
+    let (_, unbatched, _) = run(Duration::ZERO);
+    assert!(unbatched >= 50, "{unbatched} HAVE-only datagrams unbatched");
+}
