@@ -22,6 +22,9 @@ enum Command {
     Seed(cmd::seed::SeedArgs),
     /// Download a swarm's content from the given and discovered peers.
     Get(cmd::get::GetArgs),
+    /// The lab: run scenarios in the deterministic simulator.
+    #[command(subcommand)]
+    Lab(cmd::lab::LabCommand),
 }
 
 fn main() -> ExitCode {
@@ -30,6 +33,7 @@ fn main() -> ExitCode {
         Command::Hash(args) => cmd::hash::run(&args),
         Command::Seed(args) => cmd::seed::run(&args),
         Command::Get(args) => cmd::get::run(&args),
+        Command::Lab(cmd) => cmd::lab::run(&cmd),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -30,39 +30,9 @@ pub fn hash_function(s: &str) -> Result<HashFunction, String> {
 }
 
 /// Parse a rate into bytes per second: `2MB/s`, `500KiB/s`, `8Mbit/s`,
-/// `1Gbps`, or a plain number of bytes per second. Decimal prefixes are
-/// powers of 1000, binary ones (KiB, MiB, GiB) powers of 1024.
+/// `1Gbps`, or a plain number of bytes per second (the lab's units).
 pub fn rate(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let bad = || format!("'{s}' is not a rate (e.g. 2MB/s, 500KiB/s, 8Mbit/s)");
-    let body = t
-        .strip_suffix("/s")
-        .or_else(|| t.strip_suffix("ps"))
-        .unwrap_or(t);
-    let split = body
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(body.len());
-    let (num, unit) = body.split_at(split);
-    let value: f64 = num.parse().map_err(|_| bad())?;
-    let (scale, bits) = match unit.trim() {
-        "" | "B" => (1.0, false),
-        "k" | "K" | "kB" | "KB" => (1e3, false),
-        "M" | "MB" => (1e6, false),
-        "G" | "GB" => (1e9, false),
-        "KiB" => (1024.0, false),
-        "MiB" => (1024.0 * 1024.0, false),
-        "GiB" => (1024.0 * 1024.0 * 1024.0, false),
-        "bit" | "b" => (1.0, true),
-        "kbit" | "Kbit" | "kb" | "Kb" => (1e3, true),
-        "Mbit" | "Mb" => (1e6, true),
-        "Gbit" | "Gb" => (1e9, true),
-        _ => return Err(bad()),
-    };
-    let bytes = value * scale / if bits { 8.0 } else { 1.0 };
-    if !bytes.is_finite() || !(1.0..=1e13).contains(&bytes) {
-        return Err(format!("rate '{s}' is out of range (1 B/s to 10 TB/s)"));
-    }
-    Ok(bytes.round() as u64)
+    ppspp_lab::units::rate(s)
 }
 
 /// Parse a positive number of seconds (fractions allowed).

@@ -3,6 +3,7 @@
 pub mod args;
 pub mod get;
 pub mod hash;
+pub mod lab;
 pub mod node;
 pub mod seed;
 pub mod url;

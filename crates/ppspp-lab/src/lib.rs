@@ -1,0 +1,22 @@
+//! The ppspp lab: a discrete-event simulator that drives the very same
+//! sans-IO protocol core as the UDP driver, in virtual time, over a modelled
+//! network (access links, shared links, queues, loss, cross traffic).
+//!
+//! Layout: [`engine`] orders events by (time, sequence); [`net`] is the
+//! network model (sans-IO, tested on its own); [`traffic`] holds cross-traffic
+//! sources and the TCP model; [`packet`] and [`agent`] are the shapes they
+//! exchange.
+
+pub mod agent;
+pub mod content;
+pub mod net;
+pub mod packet;
+pub mod report;
+pub mod results;
+pub mod rng;
+pub mod run;
+pub mod scenario;
+pub mod sim;
+pub mod sweep;
+pub mod traffic;
+pub mod units;

@@ -1,0 +1,317 @@
+//! The network model, sans-IO like the protocol core: packets go in with
+//! [`Network::send`], come out with [`Network::poll_delivery`], and time
+//! moves only through [`Network::handle_timeout`].
+//!
+//! A host hangs off the network by an access link in each direction. Hosts
+//! may sit behind a site (an access router) whose shared uplink and
+//! downlink every packet leaving or entering the site crosses. Between
+//! the edges, a fixed core delay set per pair of host groups (a matrix) or
+//! per pair of hosts. A packet from A to B thus crosses
+//! `A.up → [site(A).up] → core delay → [site(B).down] → B.down`, the site
+//! links only when A and B are in different sites.
+
+mod link;
+mod loss;
+
+pub use link::{Link, LinkConfig, LinkStats, Offer, QueueLimit, QueueSample, WaitSample};
+pub use loss::{Loss, LossModel};
+
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::time::Duration;
+
+use ppspp_core::time::{duration_micros, Instant};
+
+use crate::packet::{HostId, Packet};
+use crate::rng::{rng, Stream};
+
+/// A link of the network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LinkId(pub u32);
+
+/// A site: hosts behind one access router with a shared uplink/downlink.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SiteId(pub u32);
+
+/// Where a host is attached.
+#[derive(Clone, Copy, Debug)]
+struct Attachment {
+    up: LinkId,
+    down: LinkId,
+    site: Option<SiteId>,
+    group: usize,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Site {
+    up: LinkId,
+    down: LinkId,
+}
+
+/// The links a packet crosses, and after which of them the core delay
+/// applies.
+#[derive(Clone, Copy, Debug)]
+struct Path {
+    links: [LinkId; 4],
+    len: u8,
+    core_after: u8,
+}
+
+/// A packet between two links, due at the next one (or at its host).
+struct InFlight {
+    at: Instant,
+    seq: u64,
+    next: u8,
+    packet: Packet,
+}
+
+impl PartialEq for InFlight {
+    fn eq(&self, other: &Self) -> bool {
+        (self.at, self.seq) == (other.at, other.seq)
+    }
+}
+impl Eq for InFlight {}
+impl PartialOrd for InFlight {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for InFlight {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.at, self.seq).cmp(&(other.at, other.seq))
+    }
+}
+
+/// Counters of the whole network.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NetStats {
+    /// Packets handed to [`Network::send`].
+    pub sent: u64,
+    /// Packets delivered to their host.
+    pub delivered: u64,
+    /// Packets dropped by a full queue.
+    pub queue_drops: u64,
+    /// Packets lost at random.
+    pub lost: u64,
+}
+
+/// Hosts, links and the packets on them.
+pub struct Network {
+    seed: u64,
+    links: Vec<Link>,
+    hosts: Vec<Attachment>,
+    sites: Vec<Site>,
+    /// One-way core delay between host groups, `[from][to]`.
+    group_delay: Vec<Vec<Duration>>,
+    pair_delay: BTreeMap<(HostId, HostId), Duration>,
+    in_flight: BinaryHeap<Reverse<InFlight>>,
+    seq: u64,
+    ready: VecDeque<Packet>,
+    stats: NetStats,
+}
+
+impl Network {
+    /// An empty network whose links draw randomness from `seed`.
+    pub fn new(seed: u64) -> Network {
+        Network {
+            seed,
+            links: Vec::new(),
+            hosts: Vec::new(),
+            sites: Vec::new(),
+            group_delay: Vec::new(),
+            pair_delay: BTreeMap::new(),
+            in_flight: BinaryHeap::new(),
+            seq: 0,
+            ready: VecDeque::new(),
+            stats: NetStats::default(),
+        }
+    }
+
+    /// Adds a link (one direction).
+    pub fn add_link(&mut self, config: LinkConfig) -> LinkId {
+        let id = LinkId(self.links.len() as u32);
+        let r = rng(self.seed, Stream::Link, u64::from(id.0));
+        self.links.push(Link::new(config, r));
+        id
+    }
+
+    /// Adds a site whose hosts share `up` and `down` to the rest.
+    pub fn add_site(&mut self, up: LinkConfig, down: LinkConfig) -> SiteId {
+        let up = self.add_link(up);
+        let down = self.add_link(down);
+        self.sites.push(Site { up, down });
+        SiteId(self.sites.len() as u32 - 1)
+    }
+
+    /// Adds a host with its access links, in delay group `group`, behind
+    /// `site` if given.
+    pub fn add_host(
+        &mut self,
+        up: LinkConfig,
+        down: LinkConfig,
+        site: Option<SiteId>,
+        group: usize,
+    ) -> HostId {
+        let up = self.add_link(up);
+        let down = self.add_link(down);
+        self.hosts.push(Attachment {
+            up,
+            down,
+            site,
+            group,
+        });
+        HostId(self.hosts.len() as u32 - 1)
+    }
+
+    /// Sets the one-way core delay between groups: `matrix[from][to]`.
+    pub fn set_group_delays(&mut self, matrix: Vec<Vec<Duration>>) {
+        self.group_delay = matrix;
+    }
+
+    /// Sets the one-way core delay from `a` to `b` (overrides the groups').
+    pub fn set_pair_delay(&mut self, a: HostId, b: HostId, delay: Duration) {
+        self.pair_delay.insert((a, b), delay);
+    }
+
+    /// Number of hosts.
+    pub fn host_count(&self) -> usize {
+        self.hosts.len()
+    }
+
+    /// A host's uplink and downlink.
+    pub fn access_links(&self, host: HostId) -> Option<(LinkId, LinkId)> {
+        self.hosts.get(host.0 as usize).map(|h| (h.up, h.down))
+    }
+
+    /// A site's uplink and downlink.
+    pub fn site_links(&self, site: SiteId) -> Option<(LinkId, LinkId)> {
+        self.sites.get(site.0 as usize).map(|s| (s.up, s.down))
+    }
+
+    /// A link, to read its counters and samples or to ask for them.
+    pub fn link(&self, id: LinkId) -> &Link {
+        &self.links[id.0 as usize]
+    }
+
+    /// A link, mutable (to record samples or trace a flow).
+    pub fn link_mut(&mut self, id: LinkId) -> &mut Link {
+        &mut self.links[id.0 as usize]
+    }
+
+    /// Number of links.
+    pub fn link_count(&self) -> usize {
+        self.links.len()
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> &NetStats {
+        &self.stats
+    }
+
+    /// The one-way core delay from `a` to `b`.
+    pub fn core_delay(&self, a: HostId, b: HostId) -> Duration {
+        if let Some(d) = self.pair_delay.get(&(a, b)) {
+            return *d;
+        }
+        let (ga, gb) = (
+            self.hosts[a.0 as usize].group,
+            self.hosts[b.0 as usize].group,
+        );
+        self.group_delay
+            .get(ga)
+            .and_then(|row| row.get(gb))
+            .copied()
+            .unwrap_or(Duration::ZERO)
+    }
+
+    fn path(&self, src: HostId, dst: HostId) -> Path {
+        let (a, b) = (self.hosts[src.0 as usize], self.hosts[dst.0 as usize]);
+        let mut links = [a.up; 4];
+        let mut len = 1;
+        let crosses = a.site != b.site;
+        if let (true, Some(s)) = (crosses, a.site) {
+            links[len] = self.sites[s.0 as usize].up;
+            len += 1;
+        }
+        let core_after = len as u8;
+        if let (true, Some(s)) = (crosses, b.site) {
+            links[len] = self.sites[s.0 as usize].down;
+            len += 1;
+        }
+        links[len] = b.down;
+        len += 1;
+        Path {
+            links,
+            len: len as u8,
+            core_after,
+        }
+    }
+
+    /// A host sends `packet` at `now`. Unknown hosts are ignored.
+    pub fn send(&mut self, now: Instant, packet: Packet) {
+        let n = self.hosts.len() as u32;
+        if packet.src.0 >= n || packet.dst.0 >= n {
+            return;
+        }
+        self.stats.sent += 1;
+        self.advance(now, 0, packet);
+    }
+
+    /// Offers `packet` to link `next` of its path at `now` (or delivers it
+    /// when the path is done).
+    fn advance(&mut self, now: Instant, next: u8, packet: Packet) {
+        let path = self.path(packet.src, packet.dst);
+        if next >= path.len {
+            self.stats.delivered += 1;
+            self.ready.push_back(packet);
+            return;
+        }
+        let link = &mut self.links[path.links[next as usize].0 as usize];
+        match link.offer(now, packet.size, packet.flow) {
+            Offer::Forward(mut at) => {
+                if next + 1 == path.core_after {
+                    let d = self.core_delay(packet.src, packet.dst);
+                    at = Instant::from_micros(at.as_micros() + duration_micros(d));
+                }
+                self.seq += 1;
+                self.in_flight.push(Reverse(InFlight {
+                    at,
+                    seq: self.seq,
+                    next: next + 1,
+                    packet,
+                }));
+            }
+            Offer::QueueDrop => self.stats.queue_drops += 1,
+            Offer::Lost => self.stats.lost += 1,
+        }
+    }
+
+    /// When something next happens inside the network.
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        self.in_flight.peek().map(|r| r.0.at)
+    }
+
+    /// Moves every packet due by `now` on to its next link or its host.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        while self.in_flight.peek().is_some_and(|r| r.0.at <= now) {
+            let Some(Reverse(f)) = self.in_flight.pop() else {
+                break;
+            };
+            self.advance(f.at, f.next, f.packet);
+        }
+    }
+
+    /// The next packet that reached its host.
+    pub fn poll_delivery(&mut self) -> Option<Packet> {
+        self.ready.pop_front()
+    }
+
+    /// Packets still inside the network.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.len()
+    }
+}
+
+#[cfg(test)]
+#[path = "network_tests.rs"]
+mod tests;

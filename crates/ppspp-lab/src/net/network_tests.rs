@@ -1,0 +1,129 @@
+use super::*;
+use crate::packet::{Body, FlowId};
+
+const MBIT: u64 = 1_000_000;
+
+fn access(mbit: u64, delay_ms: u64) -> LinkConfig {
+    LinkConfig::new(
+        Some(mbit * MBIT),
+        QueueLimit::Bytes(64_000),
+        Duration::from_millis(delay_ms),
+    )
+}
+
+fn packet(src: HostId, dst: HostId, size: u32) -> Packet {
+    Packet {
+        src,
+        dst,
+        flow: FlowId(1),
+        size,
+        body: Body::Probe {
+            seq: 0,
+            sent: Instant::ZERO,
+        },
+    }
+}
+
+/// Runs the network until nothing is in flight; returns (time, packet).
+fn drain(net: &mut Network) -> Vec<(u64, Packet)> {
+    let mut out = Vec::new();
+    while let Some(t) = net.poll_timeout() {
+        net.handle_timeout(t);
+        while let Some(p) = net.poll_delivery() {
+            out.push((t.as_micros(), p));
+        }
+    }
+    out
+}
+
+#[test]
+fn end_to_end_time_adds_transmissions_and_delays() {
+    let mut net = Network::new(1);
+    // 8 Mbit/s: 1000 B take 1 ms; 1 ms access delays; 10 ms core.
+    let a = net.add_host(access(8, 1), access(8, 1), None, 0);
+    let b = net.add_host(access(8, 1), access(8, 1), None, 1);
+    net.set_group_delays(vec![
+        vec![Duration::ZERO, Duration::from_millis(10)],
+        vec![Duration::from_millis(20), Duration::ZERO],
+    ]);
+    net.send(Instant::ZERO, packet(a, b, 1000));
+    net.send(Instant::ZERO, packet(b, a, 1000));
+    let got = drain(&mut net);
+    // a→b: 1 + 1 (up) + 10 (core) + 1 + 1 (down) = 14 ms; b→a has 20 ms.
+    assert_eq!(got[0].0, 14_000);
+    assert_eq!(got[0].1.dst, b);
+    assert_eq!(got[1].0, 24_000);
+    assert_eq!(net.stats().delivered, 2);
+}
+
+#[test]
+fn pair_delay_overrides_groups() {
+    let mut net = Network::new(1);
+    let a = net.add_host(access(8, 0), access(8, 0), None, 0);
+    let b = net.add_host(access(8, 0), access(8, 0), None, 0);
+    net.set_group_delays(vec![vec![Duration::from_millis(5)]]);
+    net.set_pair_delay(a, b, Duration::from_millis(50));
+    assert_eq!(net.core_delay(a, b), Duration::from_millis(50));
+    assert_eq!(net.core_delay(b, a), Duration::from_millis(5));
+}
+
+#[test]
+fn site_uplink_is_shared_and_skipped_inside_the_site() {
+    let mut net = Network::new(1);
+    // A site with a 1 Mbit/s uplink and a 10-packet queue.
+    let site = net.add_site(
+        LinkConfig::new(Some(MBIT), QueueLimit::Bytes(15_000), Duration::ZERO),
+        access(100, 0),
+    );
+    let l1 = net.add_host(access(100, 0), access(100, 0), Some(site), 0);
+    let l2 = net.add_host(access(100, 0), access(100, 0), Some(site), 0);
+    let l3 = net.add_host(access(100, 0), access(100, 0), Some(site), 0);
+    let remote = net.add_host(access(100, 0), access(100, 0), None, 0);
+    // Two local hosts each push 20 packets out: the shared uplink holds 10.
+    for _ in 0..20 {
+        net.send(Instant::ZERO, packet(l1, remote, 1500));
+        net.send(Instant::ZERO, packet(l2, remote, 1500));
+    }
+    // Local traffic does not touch the uplink.
+    net.send(Instant::ZERO, packet(l3, l2, 1500));
+    let got = drain(&mut net);
+    let (up, _) = net.site_links(site).unwrap();
+    let s = net.link(up).stats();
+    assert_eq!(s.packets_in, 40);
+    assert_eq!(s.drops_queue, 30);
+    assert_eq!(got.iter().filter(|(_, p)| p.dst == remote).count(), 10);
+    // The local packet arrives long before the uplink's 10 × 12 ms.
+    let local = got.iter().find(|(_, p)| p.dst == l2).unwrap();
+    assert!(local.0 < 1_000, "local at {}", local.0);
+    let last_remote = got.iter().rev().find(|(_, p)| p.dst == remote).unwrap();
+    assert!(last_remote.0 >= 10 * 12_000);
+}
+
+#[test]
+fn unknown_hosts_are_ignored() {
+    let mut net = Network::new(1);
+    let a = net.add_host(access(8, 0), access(8, 0), None, 0);
+    net.send(Instant::ZERO, packet(a, HostId(9), 100));
+    assert_eq!(net.poll_timeout(), None);
+    assert_eq!(net.stats().sent, 0);
+}
+
+#[test]
+fn same_seed_same_losses() {
+    let run = |seed| {
+        let mut net = Network::new(seed);
+        let mut lossy = access(100, 1);
+        lossy.loss = LossModel::Bernoulli { p: 0.3 };
+        let a = net.add_host(lossy, access(100, 1), None, 0);
+        let b = net.add_host(access(100, 1), access(100, 1), None, 0);
+        for i in 0..200u64 {
+            net.send(Instant::from_micros(i * 1000), packet(a, b, 500));
+        }
+        drain(&mut net)
+            .iter()
+            .map(|(t, _)| *t)
+            .collect::<Vec<u64>>()
+    };
+    assert_eq!(run(3), run(3));
+    assert_ne!(run(3), run(4));
+}

@@ -1,0 +1,249 @@
+//! A run's results folder: the scenario as run, `peers.csv`, `links.csv`
+//! (queue-occupancy samples of the recorded links), `link_stats.csv`
+//! (counters of every link), `progress.csv` and `summary.json`.
+
+use std::fmt::Write as _;
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use serde_json::json;
+
+use crate::net::LinkId;
+use crate::scenario::Role;
+use crate::sim::{PeerResult, Simulation};
+
+/// The headline figures of a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Summary {
+    /// Scenario name.
+    pub name: String,
+    /// Seed used.
+    pub seed: u64,
+    /// Hash over the ordered event trace.
+    pub trace_hash: String,
+    /// Records in the trace.
+    pub trace_records: u64,
+    /// Events processed.
+    pub events: u64,
+    /// Virtual seconds simulated.
+    pub virtual_s: f64,
+    /// Wall-clock seconds it took.
+    pub wall_s: f64,
+    /// Peers in the scenario.
+    pub peers: usize,
+    /// Leechers in the scenario.
+    pub leechers: usize,
+    /// Leechers that completed.
+    pub completed: usize,
+    /// Download times of the completed leechers (s): mean, median, p95, max.
+    pub download_s: [f64; 4],
+}
+
+fn quantile(sorted: &[f64], q: f64) -> f64 {
+    if sorted.is_empty() {
+        return f64::NAN;
+    }
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+/// Computes the summary of a finished simulation.
+pub fn summarize(sim: &mut Simulation, wall_s: f64) -> (Summary, Vec<PeerResult>) {
+    let peers = sim.results();
+    let (trace_hash, trace_records) = sim.finish_trace();
+    let leechers: Vec<&PeerResult> = peers.iter().filter(|p| p.role == Role::Leecher).collect();
+    let mut times: Vec<f64> = leechers
+        .iter()
+        .filter_map(|p| Some(p.complete_s? - p.join_s?))
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let mean = if times.is_empty() {
+        f64::NAN
+    } else {
+        times.iter().sum::<f64>() / times.len() as f64
+    };
+    let summary = Summary {
+        name: sim.scenario().name.clone(),
+        seed: sim.seed(),
+        trace_hash,
+        trace_records,
+        events: sim.events(),
+        virtual_s: sim.now().as_micros() as f64 / 1e6,
+        wall_s,
+        peers: peers.len(),
+        leechers: leechers.len(),
+        completed: times.len(),
+        download_s: [
+            mean,
+            quantile(&times, 0.5),
+            quantile(&times, 0.95),
+            times.last().copied().unwrap_or(f64::NAN),
+        ],
+    };
+    (summary, peers)
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map(|x| format!("{x:.6}")).unwrap_or_default()
+}
+
+/// `peers.csv`.
+pub fn peers_csv(peers: &[PeerResult]) -> String {
+    let mut s = String::from(
+        "id,group,role,join_s,leave_s,complete_s,download_s,bytes_down,\
+         bytes_down_from_seeders,bytes_down_from_peers,bytes_up,chunks_rejected\n",
+    );
+    for p in peers {
+        let role = match p.role {
+            Role::Seeder => "seeder",
+            Role::Leecher => "leecher",
+        };
+        let dl = p.complete_s.zip(p.join_s).map(|(c, j)| c - j);
+        let _ = writeln!(
+            s,
+            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            p.id,
+            p.group,
+            role,
+            opt(p.join_s),
+            opt(p.leave_s),
+            opt(p.complete_s),
+            opt(dl),
+            p.bytes_down,
+            p.bytes_down_from_seeders,
+            p.bytes_down_from_peers,
+            p.bytes_up,
+            p.chunks_rejected
+        );
+    }
+    s
+}
+
+/// `links.csv`: occupancy after every dequeue of the recorded links.
+pub fn links_csv(sim: &Simulation) -> String {
+    let net = sim.network();
+    let mut s = String::from("link,t_s,backlog_bytes,backlog_ms\n");
+    for i in 0..net.link_count() {
+        let link = net.link(LinkId(i as u32));
+        let (Some(samples), Some(c)) = (link.samples(), link.config().capacity_bps) else {
+            continue;
+        };
+        for q in samples {
+            let ms = q.backlog_bytes as f64 * 8.0 / c as f64 * 1e3;
+            let _ = writeln!(
+                s,
+                "{i},{:.6},{},{ms:.3}",
+                q.at_us as f64 / 1e6,
+                q.backlog_bytes
+            );
+        }
+    }
+    s
+}
+
+/// `link_stats.csv`: the counters of every link.
+pub fn link_stats_csv(sim: &Simulation) -> String {
+    let net = sim.network();
+    let mut s = String::from(
+        "link,capacity_bps,packets_in,bytes_out,drops_queue,drops_loss,mean_backlog_bytes,\
+         max_backlog_bytes,mean_wait_ms\n",
+    );
+    for i in 0..net.link_count() {
+        let link = net.link(LinkId(i as u32));
+        let st = link.stats();
+        let mean_backlog = if st.dequeues > 0 {
+            st.sum_backlog_bytes as f64 / st.dequeues as f64
+        } else {
+            0.0
+        };
+        let mean_wait = if st.packets_out > 0 {
+            st.sum_wait_us as f64 / st.packets_out as f64 / 1e3
+        } else {
+            0.0
+        };
+        let _ = writeln!(
+            s,
+            "{i},{},{},{},{},{},{mean_backlog:.1},{},{mean_wait:.3}",
+            link.config().capacity_bps.unwrap_or(0),
+            st.packets_in,
+            st.bytes_out,
+            st.drops_queue,
+            st.drops_loss,
+            st.max_backlog_bytes
+        );
+    }
+    s
+}
+
+/// `progress.csv`.
+pub fn progress_csv(sim: &Simulation) -> String {
+    let mut s = String::from("t_s,present,leechers,completed,mean_progress\n");
+    for p in sim.progress() {
+        let _ = writeln!(
+            s,
+            "{:.3},{},{},{},{:.6}",
+            p.t, p.present, p.leechers, p.completed, p.mean_progress
+        );
+    }
+    s
+}
+
+/// `summary.json`.
+pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
+    let net = sim.network().stats();
+    let finite = |x: f64| if x.is_finite() { json!(x) } else { json!(null) };
+    let v = json!({
+        "name": sum.name,
+        "seed": sum.seed,
+        "version": env!("CARGO_PKG_VERSION"),
+        "trace_hash": sum.trace_hash,
+        "trace_records": sum.trace_records,
+        "events": sum.events,
+        "virtual_s": sum.virtual_s,
+        "wall_s": sum.wall_s,
+        "events_per_s": sum.events as f64 / sum.wall_s.max(1e-9),
+        "wall_per_virtual": sum.wall_s / sum.virtual_s.max(1e-9),
+        "peers": sum.peers,
+        "leechers": sum.leechers,
+        "completed": sum.completed,
+        "download_s": {
+            "mean": finite(sum.download_s[0]),
+            "p50": finite(sum.download_s[1]),
+            "p95": finite(sum.download_s[2]),
+            "max": finite(sum.download_s[3]),
+        },
+        "packets": {
+            "sent": net.sent,
+            "delivered": net.delivered,
+            "queue_drops": net.queue_drops,
+            "lost": net.lost,
+            "to_absent_peers": sim.to_absent(),
+        },
+    });
+    serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
+}
+
+/// Writes the results folder `dir` (created if needed). `scenario_text` is
+/// the scenario as read; the seed used is recorded beside it.
+pub fn write(
+    dir: &Path,
+    scenario_text: &str,
+    sim: &Simulation,
+    summary: &Summary,
+    peers: &[PeerResult],
+) -> io::Result<()> {
+    fs::create_dir_all(dir)?;
+    let header = format!(
+        "# As run by ppspp {} with seed {} (overrides the seed below).\n",
+        env!("CARGO_PKG_VERSION"),
+        summary.seed
+    );
+    fs::write(dir.join("scenario.toml"), header + scenario_text)?;
+    fs::write(dir.join("peers.csv"), peers_csv(peers))?;
+    fs::write(dir.join("links.csv"), links_csv(sim))?;
+    fs::write(dir.join("link_stats.csv"), link_stats_csv(sim))?;
+    fs::write(dir.join("progress.csv"), progress_csv(sim))?;
+    fs::write(dir.join("summary.json"), summary_json(summary, sim))?;
+    Ok(())
+}

@@ -1,0 +1,68 @@
+//! One run of a scenario, end to end: parse, simulate, write the results
+//! folder. The CLI's `lab run` and the tests share this.
+
+use std::path::Path;
+
+use ppspp_core::time::Instant;
+
+use crate::results::{self, Summary};
+use crate::scenario::{self, ScenarioError};
+use crate::sim::{PeerResult, Simulation};
+
+/// Why a run failed.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// The scenario is wrong.
+    #[error("{0}")]
+    Scenario(#[from] ScenarioError),
+    /// The simulation could not be built.
+    #[error("cannot build the simulation: {0}")]
+    Build(String),
+    /// The results could not be written.
+    #[error("cannot write results: {0}")]
+    Io(#[from] std::io::Error),
+}
+
+/// What a run produced, in memory.
+pub struct Outcome {
+    /// The headline figures.
+    pub summary: Summary,
+    /// Per-peer results.
+    pub peers: Vec<PeerResult>,
+    /// The CSV files, by name, as written (for comparisons).
+    pub csv: Vec<(&'static str, String)>,
+}
+
+/// Runs the scenario `text` (named `file` in errors) with `seed` (or its
+/// own), writing the results folder to `out` if given. `tick` sees virtual
+/// time as the run goes.
+pub fn run(
+    text: &str,
+    file: &str,
+    seed: Option<u64>,
+    out: Option<&Path>,
+    tick: impl FnMut(Instant),
+) -> Result<Outcome, RunError> {
+    let scenario = scenario::parse(text, file)?;
+    let mut sim = Simulation::new(scenario, seed).map_err(RunError::Build)?;
+    // Wall time is only reported, never fed to the simulation.
+    let started = std::time::Instant::now();
+    sim.run(tick);
+    let wall = started.elapsed().as_secs_f64();
+    let (summary, peers) = results::summarize(&mut sim, wall);
+    if let Some(dir) = out {
+        results::write(dir, text, &sim, &summary, &peers)?;
+        crate::report::write_report(dir)?;
+    }
+    let csv = vec![
+        ("peers.csv", results::peers_csv(&peers)),
+        ("progress.csv", results::progress_csv(&sim)),
+        ("links.csv", results::links_csv(&sim)),
+        ("link_stats.csv", results::link_stats_csv(&sim)),
+    ];
+    Ok(Outcome {
+        summary,
+        peers,
+        csv,
+    })
+}

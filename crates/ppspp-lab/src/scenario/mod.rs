@@ -1,0 +1,259 @@
+//! Scenario files (TOML): everything an experiment is — seed, duration,
+//! content, access-link classes, sites, delay groups, peers with their
+//! roles, algorithms, limits, arrivals and departures, and what to record.
+//! Unknown keys and bad values are errors that name the file, the line and
+//! what was expected.
+
+mod spec;
+mod value;
+
+pub use spec::{
+    Arrival, Class, Content, Departure, LossSpec, NetworkSpec, PeerGroup, Record, Role, Scenario,
+    Site, SwarmSpec,
+};
+pub use value::{Bitrate, Bytes, Dur, Probability, Queue};
+
+use std::fmt;
+use std::ops::Range;
+
+use ppspp_core::{ChunkSize, HashFunction};
+
+/// The built-in default scenario: a flash crowd behind home-like links.
+pub const DEFAULT_NAME: &str = "flash-crowd";
+/// Its text (the file `scenarios/flash-crowd.toml`).
+pub const DEFAULT_TEXT: &str = include_str!("../../../../scenarios/flash-crowd.toml");
+
+/// A scenario that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScenarioError {
+    /// The file (or `<built-in>`).
+    pub file: String,
+    /// 1-based line, when known.
+    pub line: Option<usize>,
+    /// What is wrong.
+    pub message: String,
+    /// What would be right.
+    pub hint: Option<String>,
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.line {
+            Some(l) => write!(f, "{}:{}: {}", self.file, l, self.message)?,
+            None => write!(f, "{}: {}", self.file, self.message)?,
+        }
+        if let Some(h) = &self.hint {
+            write!(f, "\n  hint: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+fn line_of(text: &str, span: Option<Range<usize>>) -> Option<usize> {
+    let at = span?.start.min(text.len());
+    Some(text[..at].bytes().filter(|b| *b == b'\n').count() + 1)
+}
+
+/// Reads a scenario from `text` (named `file` in errors) and checks that
+/// everything it names exists and every value is usable.
+pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    let scenario: Scenario = toml::from_str(text).map_err(|e| {
+        let message = e.message().trim().to_string();
+        let hint = if message.contains("unknown field") || message.contains("unknown variant") {
+            Some("check the spelling; the keys allowed here are listed above".into())
+        } else if message.contains("missing field") {
+            Some("add the key; see scenarios/flash-crowd.toml for a complete example".into())
+        } else {
+            None
+        };
+        ScenarioError {
+            file: file.into(),
+            line: line_of(text, e.span()),
+            message,
+            hint,
+        }
+    })?;
+    check(&scenario, text, file)?;
+    Ok(scenario)
+}
+
+fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
+    let err = |span: Option<Range<usize>>, message: String, hint: &str| ScenarioError {
+        file: file.into(),
+        line: line_of(text, span),
+        message,
+        hint: (!hint.is_empty()).then(|| hint.to_string()),
+    };
+    if s.content.size.0 == 0 {
+        return Err(err(None, "content.size must be at least 1 byte".into(), ""));
+    }
+    ChunkSize::new(s.content.chunk_size.0).map_err(|e| {
+        err(
+            None,
+            format!("content.chunk_size: {e}"),
+            "1024 is the RFC default",
+        )
+    })?;
+    if HashFunction::from_name(&s.content.hash).is_none() {
+        return Err(err(
+            None,
+            format!("content.hash: unknown hash function '{}'", s.content.hash),
+            "sha1 or sha256",
+        ));
+    }
+    let groups = s.network.groups.len().max(1);
+    if !s.network.groups.is_empty()
+        && (s.network.delay.len() != groups || s.network.delay.iter().any(|r| r.len() != groups))
+    {
+        return Err(err(
+            None,
+            format!("network.delay must be a {groups}×{groups} matrix, one row per group"),
+            "delay = [[\"10ms\", \"40ms\"], [\"40ms\", \"10ms\"]] for two groups",
+        ));
+    }
+    for (name, class) in &s.classes {
+        let span = Some(class.span());
+        if let Some(g) = &class.get_ref().group {
+            if !s.network.groups.contains(g) {
+                return Err(err(
+                    span,
+                    format!("class '{name}' names group '{g}', which network.groups does not list"),
+                    &format!("groups: {:?}", s.network.groups),
+                ));
+            }
+        }
+        if let Some(site) = &class.get_ref().site {
+            if !s.sites.contains_key(site) {
+                return Err(err(
+                    span,
+                    format!("class '{name}' names site '{site}', which is not defined"),
+                    "add a [sites.NAME] table",
+                ));
+            }
+        }
+        if let Queue::Bytes(b) = class.get_ref().queue {
+            if b < 1500 {
+                return Err(err(
+                    span,
+                    format!("class '{name}': a queue of {b} bytes cannot hold one packet"),
+                    "at least 1500 bytes",
+                ));
+            }
+        }
+    }
+    let mut names = std::collections::BTreeSet::new();
+    let mut seeders = 0;
+    for group in &s.peers {
+        let span = Some(group.span());
+        let g = group.get_ref();
+        if !names.insert(g.name.as_str()) {
+            return Err(err(
+                span,
+                format!("two peer groups are called '{}'", g.name),
+                "names must be unique",
+            ));
+        }
+        if !s.classes.contains_key(&g.class) {
+            let known: Vec<&String> = s.classes.keys().collect();
+            return Err(err(
+                span,
+                format!(
+                    "peer group '{}' names class '{}', which is not defined",
+                    g.name, g.class
+                ),
+                &format!("classes: {known:?}"),
+            ));
+        }
+        if ppspp_core::pick::by_name(&g.algorithm).is_none() {
+            return Err(err(
+                span,
+                format!("unknown algorithm '{}'", g.algorithm),
+                &format!("one of {:?}", ppspp_core::pick::NAMES),
+            ));
+        }
+        if ppspp_core::cc::by_name(&g.congestion, 1500).is_none() {
+            return Err(err(
+                span,
+                format!("unknown congestion controller '{}'", g.congestion),
+                &format!("one of {:?}", ppspp_core::cc::NAMES),
+            ));
+        }
+        if g.role == Role::Seeder {
+            seeders += g.count;
+        }
+        check_arrival(g).map_err(|(m, h)| err(span.clone(), m, h))?;
+        check_departure(g).map_err(|(m, h)| err(span.clone(), m, h))?;
+    }
+    if seeders == 0 {
+        return Err(err(
+            None,
+            "no seeder: nobody has the content".into(),
+            "add a [[peers]] group with role = \"seeder\"",
+        ));
+    }
+    for q in &s.record.queues {
+        let ok = match q.rsplit_once('.') {
+            Some((who, "up" | "down")) => match who.strip_prefix("site:") {
+                Some(site) => s.sites.contains_key(site),
+                None => names.contains(who),
+            },
+            _ => false,
+        };
+        if !ok {
+            return Err(err(
+                None,
+                format!("record.queues: '{q}' names no link"),
+                "\"GROUP.up\", \"GROUP.down\" (a peer group's first peer) or \"site:NAME.up\"",
+            ));
+        }
+    }
+    Ok(())
+}
+
+type Problem = (String, &'static str);
+
+fn check_arrival(g: &PeerGroup) -> Result<(), Problem> {
+    match &g.arrival {
+        Some(Arrival::Poisson { rate, .. }) if !(*rate > 0.0 && rate.is_finite()) => Err((
+            format!("peer group '{}': Poisson rate must be positive", g.name),
+            "rate = 1.0 means one arrival per second on average",
+        )),
+        Some(Arrival::Times { times }) if times.len() != g.count as usize => Err((
+            format!(
+                "peer group '{}': {} arrival times for {} peers",
+                g.name,
+                times.len(),
+                g.count
+            ),
+            "give one time per peer",
+        )),
+        _ => Ok(()),
+    }
+}
+
+fn check_departure(g: &PeerGroup) -> Result<(), Problem> {
+    let positive = |x: f64| x > 0.0 && x.is_finite();
+    let ok = match &g.departure {
+        Some(Departure::Weibull { shape, scale }) => positive(*shape) && !scale.0.is_zero(),
+        Some(Departure::Pareto { shape, scale }) => positive(*shape) && !scale.0.is_zero(),
+        Some(Departure::Lognormal { mu, sigma }) => mu.is_finite() && positive(*sigma),
+        _ => true,
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err((
+            format!(
+                "peer group '{}': lifetime parameters must be positive",
+                g.name
+            ),
+            "shape > 0, scale > 0 (sigma > 0 for lognormal)",
+        ))
+    }
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;

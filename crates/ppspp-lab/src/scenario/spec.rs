@@ -1,0 +1,325 @@
+//! The scenario file's shape (TOML). Every table refuses keys it does not
+//! know, so a typo is an error, not a silent default.
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use toml::Spanned;
+
+use super::value::{Bitrate, Bytes, Dur, Probability, Queue};
+
+fn default_seed() -> u64 {
+    1
+}
+fn yes() -> bool {
+    true
+}
+fn default_chunk_size() -> Bytes {
+    Bytes(1024)
+}
+fn default_hash() -> String {
+    "sha1".into()
+}
+fn default_queue() -> Queue {
+    Queue::Time(std::time::Duration::from_secs(1))
+}
+fn one() -> u32 {
+    1
+}
+fn default_algorithm() -> String {
+    "rarest-first".into()
+}
+fn default_congestion() -> String {
+    "ledbat".into()
+}
+fn default_tracker_peers() -> usize {
+    5
+}
+fn default_interval() -> Dur {
+    Dur(std::time::Duration::from_secs(1))
+}
+
+/// A whole experiment.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Short name (used in folder names and reports).
+    pub name: String,
+    /// What the experiment shows.
+    #[serde(default)]
+    pub description: String,
+    /// The experiment seed every random stream derives from.
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    /// Virtual time limit.
+    pub duration: Dur,
+    /// End as soon as every leecher has completed or left and no arrival
+    /// is pending.
+    #[serde(default = "yes")]
+    pub stop_when_done: bool,
+    /// The content every peer fetches.
+    pub content: Content,
+    /// How peers find each other.
+    #[serde(default)]
+    pub swarm: SwarmSpec,
+    /// Delay groups and the core delays between them.
+    #[serde(default)]
+    pub network: NetworkSpec,
+    /// Access-link classes by name.
+    pub classes: BTreeMap<String, Spanned<Class>>,
+    /// Sites (access routers with a shared uplink) by name.
+    #[serde(default)]
+    pub sites: BTreeMap<String, Spanned<Site>>,
+    /// Groups of peers.
+    pub peers: Vec<Spanned<PeerGroup>>,
+    /// What to record beyond the defaults.
+    #[serde(default)]
+    pub record: Record,
+}
+
+/// Synthetic content.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Content {
+    /// Bytes.
+    pub size: Bytes,
+    /// Bytes per chunk.
+    #[serde(default = "default_chunk_size")]
+    pub chunk_size: Bytes,
+    /// Merkle hash function.
+    #[serde(default = "default_hash")]
+    pub hash: String,
+}
+
+/// Peer discovery.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwarmSpec {
+    /// Peers (besides seeders) a joining peer is told of, chosen at random
+    /// among those present, as a tracker would; PEX finds the rest.
+    #[serde(default = "default_tracker_peers")]
+    pub tracker_peers: usize,
+    /// Most channels a peer keeps in the swarm.
+    #[serde(default)]
+    pub max_peers: Option<usize>,
+}
+
+impl Default for SwarmSpec {
+    fn default() -> Self {
+        SwarmSpec {
+            tracker_peers: default_tracker_peers(),
+            max_peers: None,
+        }
+    }
+}
+
+/// Delay groups.
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NetworkSpec {
+    /// Group names; a class names its group.
+    #[serde(default)]
+    pub groups: Vec<String>,
+    /// One-way core delay `[from][to]` between groups.
+    #[serde(default)]
+    pub delay: Vec<Vec<Dur>>,
+}
+
+/// Random loss of a link.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "kebab-case")]
+pub enum LossSpec {
+    /// Independent loss.
+    Bernoulli {
+        /// Loss probability per packet.
+        p: Probability,
+    },
+    /// Bursty loss (Gilbert–Elliott).
+    GilbertElliott {
+        /// Good → bad, per packet.
+        p_good_to_bad: Probability,
+        /// Bad → good, per packet.
+        p_bad_to_good: Probability,
+        /// Loss in the good state.
+        #[serde(default)]
+        loss_good: Option<Probability>,
+        /// Loss in the bad state.
+        loss_bad: Probability,
+    },
+}
+
+/// One direction of an access link.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Class {
+    /// Upload capacity.
+    pub up: Bitrate,
+    /// Download capacity.
+    pub down: Bitrate,
+    /// Queue limit of both directions.
+    #[serde(default = "default_queue")]
+    pub queue: Queue,
+    /// One-way propagation delay of the access link (each direction).
+    #[serde(default)]
+    pub delay: Option<Dur>,
+    /// Random extra delay up to this (never reordering).
+    #[serde(default)]
+    pub jitter: Option<Dur>,
+    /// Random loss on the uplink (packets leaving the host).
+    #[serde(default)]
+    pub loss: Option<LossSpec>,
+    /// Delay group (default: the first).
+    #[serde(default)]
+    pub group: Option<String>,
+    /// The site the hosts sit behind, if any.
+    #[serde(default)]
+    pub site: Option<String>,
+}
+
+/// An access router: its shared uplink and downlink.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Site {
+    /// Uplink capacity.
+    pub up: Bitrate,
+    /// Downlink capacity.
+    pub down: Bitrate,
+    /// Queue limit of both directions.
+    #[serde(default = "default_queue")]
+    pub queue: Queue,
+    /// Propagation delay of each direction.
+    #[serde(default)]
+    pub delay: Option<Dur>,
+}
+
+/// What a peer does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Role {
+    /// Has the content from the start.
+    Seeder,
+    /// Fetches it.
+    Leecher,
+}
+
+/// When the peers of a group arrive.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "kebab-case")]
+pub enum Arrival {
+    /// All at once at `at`, or spread uniformly over `[at, at + spread]`.
+    Flash {
+        /// First arrival.
+        #[serde(default)]
+        at: Option<Dur>,
+        /// Width of the window.
+        #[serde(default)]
+        spread: Option<Dur>,
+    },
+    /// A Poisson process of `rate` arrivals per second from `start`.
+    Poisson {
+        /// Arrivals per second.
+        rate: f64,
+        /// When the process starts.
+        #[serde(default)]
+        start: Option<Dur>,
+    },
+    /// Explicit times, one per peer (the count must match).
+    Times {
+        /// Arrival times.
+        times: Vec<Dur>,
+    },
+}
+
+/// When the peers of a group leave.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields, tag = "kind", rename_all = "kebab-case")]
+pub enum Departure {
+    /// Never.
+    Stay,
+    /// As soon as the download completes (plus `linger`).
+    LeaveWhenDone {
+        /// Time spent seeding after completion.
+        #[serde(default)]
+        linger: Option<Dur>,
+    },
+    /// After a Weibull-distributed lifetime.
+    Weibull {
+        /// Shape k.
+        shape: f64,
+        /// Scale λ.
+        scale: Dur,
+    },
+    /// After a log-normal lifetime: ln(seconds) ~ N(mu, sigma²).
+    Lognormal {
+        /// Mean of ln(seconds).
+        mu: f64,
+        /// Standard deviation of ln(seconds).
+        sigma: f64,
+    },
+    /// After a Pareto lifetime.
+    Pareto {
+        /// Shape α.
+        shape: f64,
+        /// Scale (the minimum lifetime).
+        scale: Dur,
+    },
+}
+
+/// A group of peers alike.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PeerGroup {
+    /// Name (unique).
+    pub name: String,
+    /// How many.
+    #[serde(default = "one")]
+    pub count: u32,
+    /// Access-link class.
+    pub class: String,
+    /// Seeder or leecher.
+    pub role: Role,
+    /// Arrivals (default: all at time 0).
+    #[serde(default)]
+    pub arrival: Option<Arrival>,
+    /// Departures (default: stay).
+    #[serde(default)]
+    pub departure: Option<Departure>,
+    /// Piece picker by name.
+    #[serde(default = "default_algorithm")]
+    pub algorithm: String,
+    /// Congestion controller of DATA sent, by name.
+    #[serde(default = "default_congestion")]
+    pub congestion: String,
+    /// Application upload rate limit.
+    #[serde(default)]
+    pub upload_limit: Option<Bitrate>,
+    /// Application download rate limit.
+    #[serde(default)]
+    pub download_limit: Option<Bitrate>,
+    /// Upload slots (0: unchoke everyone).
+    #[serde(default)]
+    pub upload_slots: Option<usize>,
+}
+
+/// What to record beyond per-peer results and link counters.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Record {
+    /// Links whose queue occupancy is sampled after every dequeue:
+    /// `"GROUP.up"` / `"GROUP.down"` (the group's first peer) or
+    /// `"site:NAME.up"`.
+    #[serde(default)]
+    pub queues: Vec<String>,
+    /// Swarm progress sampling interval.
+    #[serde(default = "default_interval")]
+    pub interval: Dur,
+}
+
+impl Default for Record {
+    fn default() -> Self {
+        Record {
+            queues: Vec::new(),
+            interval: default_interval(),
+        }
+    }
+}

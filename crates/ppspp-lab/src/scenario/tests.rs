@@ -1,0 +1,88 @@
+use super::*;
+
+fn err_of(text: &str) -> ScenarioError {
+    parse(text, "test.toml").expect_err("should be refused")
+}
+
+#[test]
+fn the_default_scenario_parses() {
+    let s = parse(DEFAULT_TEXT, "<built-in>").unwrap();
+    assert_eq!(s.name, DEFAULT_NAME);
+    assert_eq!(s.peers.iter().map(|p| p.get_ref().count).sum::<u32>(), 51);
+    assert_eq!(s.content.size, Bytes(4_000_000));
+    assert_eq!(s.classes["home-near"].get_ref().up, Bitrate(1_000_000));
+}
+
+#[test]
+fn unknown_key_names_line_and_hint() {
+    let text = DEFAULT_TEXT.replace("tracker_peers = 5", "tracker_peer = 5");
+    let e = err_of(&text);
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("tracker_peer "))
+        .unwrap()
+        + 1;
+    assert_eq!(e.line, Some(line), "{e}");
+    assert!(e.message.contains("unknown field `tracker_peer`"), "{e}");
+    assert!(e.message.contains("tracker_peers"), "{e}");
+    assert!(e.to_string().starts_with(&format!("test.toml:{line}: ")));
+}
+
+#[test]
+fn bad_values_say_what_was_expected() {
+    let e = err_of(&DEFAULT_TEXT.replace("up = \"1Mbit/s\"", "up = \"1 Mbananas\""));
+    assert!(e.message.contains("is not a rate"), "{e}");
+    assert!(e.line.is_some());
+    let e = err_of(&DEFAULT_TEXT.replace("queue = \"100ms\"", "queue = \"lots\""));
+    assert!(e.message.contains("queue limit"), "{e}");
+    let e = err_of(&DEFAULT_TEXT.replace("kind = \"flash\", at", "kind = \"flood\", at"));
+    assert!(e.message.contains("unknown variant `flood`"), "{e}");
+}
+
+#[test]
+fn references_must_exist() {
+    let e = err_of(&DEFAULT_TEXT.replace("class = \"home-far\"", "class = \"home-mars\""));
+    assert!(e.message.contains("class 'home-mars'"), "{e}");
+    let line = DEFAULT_TEXT
+        .lines()
+        .position(|l| l.contains("name = \"far\""))
+        .unwrap()
+        + 1;
+    // The peer group's table starts on the line after [[peers]].
+    assert!(e.line.is_some_and(|l| l.abs_diff(line) <= 1), "{e}");
+    let e = err_of(&DEFAULT_TEXT.replace("group = \"far\"", "group = \"moon\""));
+    assert!(e.message.contains("group 'moon'"), "{e}");
+    let e = err_of(&DEFAULT_TEXT.replace("role = \"seeder\"", "role = \"leecher\""));
+    assert!(e.message.contains("no seeder"), "{e}");
+    let e = err_of(&DEFAULT_TEXT.replace("\"seeder.up\"", "\"nobody.up\""));
+    assert!(e.message.contains("'nobody.up'"), "{e}");
+    let text = DEFAULT_TEXT.replace(
+        "role = \"leecher\"\n",
+        "role = \"leecher\"\nalgorithm = \"psychic\"\n",
+    );
+    let e = err_of(&text);
+    assert!(e.message.contains("unknown algorithm 'psychic'"), "{e}");
+}
+
+#[test]
+fn arrival_and_departure_checks() {
+    let text = DEFAULT_TEXT.replacen(
+        "arrival = { kind = \"flash\", at = \"1s\", spread = \"10s\" }",
+        "arrival = { kind = \"times\", times = [\"1s\", \"2s\"] }",
+        1,
+    );
+    assert!(err_of(&text)
+        .message
+        .contains("2 arrival times for 25 peers"));
+    let text = DEFAULT_TEXT.replacen(
+        "arrival = { kind = \"flash\", at = \"1s\", spread = \"10s\" }",
+        "departure = { kind = \"weibull\", shape = 0.0, scale = \"60s\" }",
+        1,
+    );
+    assert!(err_of(&text).message.contains("lifetime parameters"));
+    let text = DEFAULT_TEXT.replace(
+        "delay = [[\"10ms\", \"40ms\"], [\"40ms\", \"10ms\"]]",
+        "delay = [[\"10ms\"]]",
+    );
+    assert!(err_of(&text).message.contains("2×2 matrix"));
+}

@@ -1,0 +1,556 @@
+//! The discrete-event simulator: the network model, one protocol-core
+//! [`Endpoint`] per peer, and the scenario's arrivals and departures, all
+//! ordered by (time, sequence) in virtual time.
+//!
+//! At equal times the network's deliveries go first, then the peers'
+//! timers, then arrivals, departures and sampling; within each, insertion
+//! order. Nothing here reads a clock or a global random source (the wall
+//! time reported is measured by the caller), so a scenario and a seed give
+//! the same trace every time.
+
+pub mod peer;
+pub mod plan;
+pub mod trace;
+
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+use std::time::Duration;
+
+use ppspp_core::pick;
+use ppspp_core::proto::{Endpoint, EndpointConfig, Event, SwarmSetup};
+use ppspp_core::time::Instant;
+use ppspp_core::{Binmap, ChunkSize, HashFunction};
+use rand::rngs::Xoshiro256PlusPlus;
+use rand::RngExt;
+
+use crate::content::SyntheticContent;
+use crate::net::Network;
+use crate::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
+use crate::rng::{derive, rng, Stream};
+use crate::scenario::{Role, Scenario};
+use peer::{addr_of, host_of, Peer};
+use plan::Leave;
+use trace::{Kind, Trace};
+
+/// Something the scenario makes happen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Control {
+    Join(u32),
+    Leave(u32),
+    Sample,
+}
+
+/// Swarm-wide progress at one instant.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ProgressSample {
+    /// Virtual seconds.
+    pub t: f64,
+    /// Peers in the swarm.
+    pub present: u32,
+    /// Leechers in the swarm.
+    pub leechers: u32,
+    /// Leechers that have completed so far (present or gone).
+    pub completed: u32,
+    /// Mean fraction of the content held by the present leechers.
+    pub mean_progress: f64,
+}
+
+/// A simulation built from a scenario, ready to run.
+pub struct Simulation {
+    scenario: Scenario,
+    seed: u64,
+    net: Network,
+    content: SyntheticContent,
+    peers: Vec<Peer>,
+    timers: BinaryHeap<Reverse<(Instant, u64, u32)>>,
+    controls: BinaryHeap<Reverse<(Instant, u64, Control)>>,
+    seq: u64,
+    now: Instant,
+    end: Instant,
+    trace: Trace,
+    churn: Xoshiro256PlusPlus,
+    /// Peers in the swarm, in join order (random choices index into it).
+    present: Vec<u32>,
+    pending_joins: usize,
+    incomplete_leechers: usize,
+    completed_leechers: u32,
+    progress: Vec<ProgressSample>,
+    events: u64,
+    to_absent: u64,
+    buf: Vec<u8>,
+    /// Timer firings at the current instant, to break a livelock.
+    same_instant: u32,
+}
+
+/// A peer's results.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PeerResult {
+    /// Index (also its host id).
+    pub id: u32,
+    /// Its peer group's name.
+    pub group: String,
+    /// Seeder or leecher.
+    pub role: Role,
+    /// Virtual seconds.
+    pub join_s: Option<f64>,
+    /// Virtual seconds.
+    pub leave_s: Option<f64>,
+    /// Virtual seconds.
+    pub complete_s: Option<f64>,
+    /// Verified payload bytes received.
+    pub bytes_down: u64,
+    /// ... of which from seeders.
+    pub bytes_down_from_seeders: u64,
+    /// ... of which from other leechers.
+    pub bytes_down_from_peers: u64,
+    /// Payload bytes sent.
+    pub bytes_up: u64,
+    /// Chunks that failed verification.
+    pub chunks_rejected: u64,
+}
+
+impl Simulation {
+    /// Builds the network and the peers of `scenario`, with `seed` in
+    /// place of the scenario's own if given.
+    pub fn new(scenario: Scenario, seed: Option<u64>) -> Result<Simulation, String> {
+        let seed = seed.unwrap_or(scenario.seed);
+        let cs = ChunkSize::new(scenario.content.chunk_size.0).map_err(|e| e.to_string())?;
+        let hash = HashFunction::from_name(&scenario.content.hash)
+            .ok_or_else(|| format!("unknown hash function {}", scenario.content.hash))?;
+        let content =
+            SyntheticContent::new(scenario.content.size.0, cs, hash).map_err(|e| e.to_string())?;
+        let (net, plans) = plan::build(&scenario, seed);
+        let mut sim = Simulation {
+            end: Instant::ZERO + scenario.duration.0,
+            seed,
+            net,
+            content,
+            peers: Vec::with_capacity(plans.len()),
+            timers: BinaryHeap::new(),
+            controls: BinaryHeap::new(),
+            seq: 0,
+            now: Instant::ZERO,
+            trace: Trace::default(),
+            churn: rng(seed, Stream::Churn, 1),
+            present: Vec::new(),
+            pending_joins: plans.len(),
+            incomplete_leechers: 0,
+            completed_leechers: 0,
+            progress: Vec::new(),
+            events: 0,
+            to_absent: 0,
+            buf: vec![0u8; 65_536],
+            same_instant: 0,
+            scenario,
+        };
+        for (i, plan) in plans.into_iter().enumerate() {
+            let at = Instant::ZERO + plan.arrival;
+            sim.peers.push(Peer::new(plan, HostId(i as u32)));
+            sim.control(at, Control::Join(i as u32));
+        }
+        sim.control(Instant::ZERO, Control::Sample);
+        sim.setup_records();
+        Ok(sim)
+    }
+
+    fn setup_records(&mut self) {
+        for q in self.scenario.record.queues.clone() {
+            let Some((who, dir)) = q.rsplit_once('.') else {
+                continue;
+            };
+            let pair = match who.strip_prefix("site:") {
+                Some(site) => {
+                    let idx = self.scenario.sites.keys().position(|k| k == site);
+                    idx.and_then(|i| self.net.site_links(crate::net::SiteId(i as u32)))
+                }
+                None => {
+                    let g = self
+                        .scenario
+                        .peers
+                        .iter()
+                        .position(|p| p.get_ref().name == who);
+                    let first = g.and_then(|g| self.peers.iter().position(|p| p.plan.group == g));
+                    first.and_then(|i| self.net.access_links(HostId(i as u32)))
+                }
+            };
+            if let Some((up, down)) = pair {
+                let id = if dir == "up" { up } else { down };
+                self.net.link_mut(id).record_samples();
+            }
+        }
+    }
+
+    fn control(&mut self, at: Instant, c: Control) {
+        self.seq += 1;
+        self.controls.push(Reverse((at, self.seq, c)));
+    }
+
+    /// The network (links, counters, samples).
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+
+    /// The scenario being run.
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The seed in use.
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Virtual time now.
+    pub fn now(&self) -> Instant {
+        self.now
+    }
+
+    /// The virtual time limit.
+    pub fn end(&self) -> Instant {
+        self.end
+    }
+
+    /// Events processed.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    /// Packets that arrived for a peer no longer there.
+    pub fn to_absent(&self) -> u64 {
+        self.to_absent
+    }
+
+    /// Swarm progress samples.
+    pub fn progress(&self) -> &[ProgressSample] {
+        &self.progress
+    }
+
+    /// Whether the run may stop: every leecher arrived and is done or gone.
+    fn done(&self) -> bool {
+        self.scenario.stop_when_done && self.pending_joins == 0 && self.incomplete_leechers == 0
+    }
+
+    /// Runs to the end; `tick` is called now and then with the virtual time
+    /// (for a progress display).
+    pub fn run(&mut self, mut tick: impl FnMut(Instant)) {
+        let mut since_tick = 0u32;
+        loop {
+            let tn = self.net.poll_timeout();
+            let tt = self.timers.peek().map(|r| r.0 .0);
+            let tc = self.controls.peek().map(|r| r.0 .0);
+            let Some(next) = [tn, tt, tc].into_iter().flatten().min() else {
+                break;
+            };
+            if next > self.end || self.done() {
+                break;
+            }
+            if next > self.now {
+                self.same_instant = 0;
+            }
+            self.now = next;
+            self.events += 1;
+            if tn == Some(next) {
+                self.net.handle_timeout(next);
+                while let Some(p) = self.net.poll_delivery() {
+                    self.deliver(p);
+                }
+            } else if tt == Some(next) {
+                let Some(Reverse((at, _, i))) = self.timers.pop() else {
+                    break;
+                };
+                self.fire_timer(at, i);
+            } else if let Some(Reverse((_, _, c))) = self.controls.pop() {
+                self.on_control(c);
+            }
+            since_tick += 1;
+            if since_tick >= 65_536 {
+                since_tick = 0;
+                tick(self.now);
+            }
+        }
+        tick(self.now);
+        for p in &mut self.peers {
+            if p.present() {
+                p.snapshot();
+            }
+        }
+    }
+
+    fn fire_timer(&mut self, at: Instant, i: u32) {
+        let peer = &mut self.peers[i as usize];
+        if peer.timer != Some(at) {
+            return; // superseded
+        }
+        peer.timer = None;
+        if let Some(ep) = peer.endpoint.as_mut() {
+            ep.handle_timeout(self.now);
+        }
+        self.same_instant += 1;
+        self.flush(i);
+    }
+
+    fn deliver(&mut self, p: Packet) {
+        self.trace.record(
+            Kind::Deliver,
+            self.now.as_micros(),
+            p.src.0,
+            p.dst.0,
+            p.size,
+        );
+        match p.body {
+            Body::Datagram(bytes) => {
+                let i = p.dst.0;
+                let Some(ep) = self
+                    .peers
+                    .get_mut(i as usize)
+                    .and_then(|x| x.endpoint.as_mut())
+                else {
+                    self.to_absent += 1;
+                    return;
+                };
+                ep.handle_datagram(self.now, addr_of(p.src), &bytes);
+                self.flush(i);
+            }
+            Body::Probe { .. } | Body::Tcp(_) => {}
+        }
+    }
+
+    /// Sends what peer `i`'s endpoint has to send, takes its events, and
+    /// queues its next timer.
+    fn flush(&mut self, i: u32) {
+        let now = self.now;
+        let peer = &mut self.peers[i as usize];
+        let Some(ep) = peer.endpoint.as_mut() else {
+            return;
+        };
+        while let Some(t) = ep.poll_transmit(now, &mut self.buf) {
+            let Some(dst) = host_of(t.destination) else {
+                continue;
+            };
+            self.net.send(
+                now,
+                Packet {
+                    src: peer.host,
+                    dst,
+                    flow: FlowId(peer.host.0),
+                    size: t.len as u32 + UDP_OVERHEAD,
+                    body: Body::Datagram(self.buf[..t.len].to_vec()),
+                },
+            );
+        }
+        let mut completed = false;
+        while let Some(e) = ep.poll_event() {
+            completed |= matches!(e, Event::Complete { .. });
+        }
+        let next = ep.poll_timeout();
+        if completed && peer.completed.is_none() && peer.plan.role == Role::Leecher {
+            peer.completed = Some(now);
+            self.completed_leechers += 1;
+            self.incomplete_leechers -= 1;
+            self.trace.record(Kind::Complete, now.as_micros(), i, 0, 0);
+            if let Leave::WhenDone(linger) = peer.plan.leave {
+                self.control(now + linger, Control::Leave(i));
+            }
+        }
+        // An endpoint that keeps asking for "now" without progress would
+        // stall virtual time: after many firings at one instant, wake it a
+        // microsecond later.
+        let stalled = self.same_instant > 10_000;
+        let next = next.map(|t| match t.max(now) {
+            t if t == now && stalled => now + Duration::from_micros(1),
+            t => t,
+        });
+        let peer = &mut self.peers[i as usize];
+        if next != peer.timer {
+            peer.timer = next;
+            if let Some(t) = next {
+                self.seq += 1;
+                self.timers.push(Reverse((t, self.seq, i)));
+            }
+        }
+    }
+
+    fn on_control(&mut self, c: Control) {
+        match c {
+            Control::Join(i) => self.join(i),
+            Control::Leave(i) => self.leave(i),
+            Control::Sample => {
+                self.sample();
+                let every = self
+                    .scenario
+                    .record
+                    .interval
+                    .0
+                    .max(Duration::from_millis(1));
+                self.control(self.now + every, Control::Sample);
+            }
+        }
+    }
+
+    fn endpoint_config(&self, group: usize) -> EndpointConfig {
+        let g = self.scenario.peers[group].get_ref();
+        let mut c = EndpointConfig {
+            congestion: g.congestion.clone(),
+            upload_limit: g.upload_limit.map(|r| r.0 / 8),
+            download_limit: g.download_limit.map(|r| r.0 / 8),
+            // A simulated peer has no disk to checkpoint to.
+            checkpoint_interval: Duration::from_secs(3600),
+            ..EndpointConfig::default()
+        };
+        if let Some(slots) = g.upload_slots {
+            c.upload_slots = slots;
+        }
+        if let Some(m) = self.scenario.swarm.max_peers {
+            c.max_peers_per_swarm = m;
+        }
+        c
+    }
+
+    fn join(&mut self, i: u32) {
+        self.pending_joins -= 1;
+        let now = self.now;
+        let group = self.peers[i as usize].plan.group;
+        let role = self.peers[i as usize].plan.role;
+        let config = self.endpoint_config(group);
+        let algorithm = self.scenario.peers[group].get_ref().algorithm.clone();
+        let mut ep = Endpoint::new(config, derive(self.seed, Stream::Peer, u64::from(i)));
+        let picker = pick::by_name(&algorithm).unwrap_or_else(|| Box::new(pick::Sequential::new()));
+        let storage = Box::new(self.content.storage());
+        let tree = self.content.tree();
+        let setup = match role {
+            Role::Seeder => SwarmSetup::seed(tree, storage, picker),
+            Role::Leecher => SwarmSetup::download_with_tree(tree, Binmap::new(), storage, picker),
+        };
+        let swarm = ep.add_swarm(now, setup);
+        // Who a tracker would name: every seeder present, and a few others
+        // at random.
+        let seeders: Vec<u32> = self
+            .present
+            .iter()
+            .copied()
+            .filter(|&j| self.peers[j as usize].plan.role == Role::Seeder)
+            .collect();
+        let others: Vec<u32> = self
+            .present
+            .iter()
+            .copied()
+            .filter(|&j| self.peers[j as usize].plan.role != Role::Seeder)
+            .collect();
+        let want = self.scenario.swarm.tracker_peers.min(others.len());
+        let mut chosen = seeders;
+        let mut pool = others;
+        for _ in 0..want {
+            let k = self.churn.random_range(0..pool.len());
+            chosen.push(pool.swap_remove(k));
+        }
+        if let Some(s) = swarm {
+            for j in chosen {
+                ep.connect(now, s, addr_of(HostId(j)));
+            }
+        }
+        let peer = &mut self.peers[i as usize];
+        peer.endpoint = Some(Box::new(ep));
+        peer.swarm = swarm;
+        peer.joined = Some(now);
+        if role == Role::Leecher {
+            self.incomplete_leechers += 1;
+        }
+        if let Leave::After(life) = peer.plan.leave {
+            self.control(now + life, Control::Leave(i));
+        }
+        self.present.push(i);
+        self.trace.record(Kind::Join, now.as_micros(), i, 0, 0);
+        self.flush(i);
+    }
+
+    fn leave(&mut self, i: u32) {
+        let now = self.now;
+        let peer = &mut self.peers[i as usize];
+        if !peer.present() {
+            return;
+        }
+        if let (Some(ep), Some(s)) = (peer.endpoint.as_mut(), peer.swarm) {
+            ep.close_swarm(s);
+        }
+        self.flush(i);
+        let peer = &mut self.peers[i as usize];
+        peer.snapshot();
+        peer.endpoint = None;
+        peer.timer = None;
+        peer.left = Some(now);
+        if peer.plan.role == Role::Leecher && peer.completed.is_none() {
+            self.incomplete_leechers -= 1;
+        }
+        self.present.retain(|&j| j != i);
+        self.trace.record(Kind::Leave, now.as_micros(), i, 0, 0);
+    }
+
+    fn sample(&mut self) {
+        let mut s = ProgressSample {
+            t: self.now.as_micros() as f64 / 1e6,
+            present: self.present.len() as u32,
+            leechers: 0,
+            completed: self.completed_leechers,
+            mean_progress: 0.0,
+        };
+        let total = self.content.chunk_count() as f64;
+        let mut sum = 0.0;
+        for &i in &self.present {
+            let p = &self.peers[i as usize];
+            if p.plan.role != Role::Leecher {
+                continue;
+            }
+            s.leechers += 1;
+            if let (Some(ep), Some(h)) = (&p.endpoint, p.swarm) {
+                if let Some((have, _)) = ep.progress(h) {
+                    sum += have as f64 / total;
+                }
+            }
+        }
+        if s.leechers > 0 {
+            s.mean_progress = sum / f64::from(s.leechers);
+        }
+        self.progress.push(s);
+    }
+
+    /// The trace hash and the number of records in it; consumes the trace.
+    pub fn finish_trace(&mut self) -> (String, u64) {
+        let t = std::mem::take(&mut self.trace);
+        let n = t.records();
+        (t.finish(), n)
+    }
+
+    /// Every peer's results, in peer order.
+    pub fn results(&self) -> Vec<PeerResult> {
+        let secs = |t: Option<Instant>| t.map(|t| t.as_micros() as f64 / 1e6);
+        self.peers
+            .iter()
+            .enumerate()
+            .map(|(i, p)| {
+                let stats = p.stats.clone().unwrap_or_default();
+                let mut from_seeders = 0;
+                for (addr, s) in &stats.peers {
+                    let seeder = host_of(*addr)
+                        .and_then(|h| self.peers.get(h.0 as usize))
+                        .is_some_and(|q| q.plan.role == Role::Seeder);
+                    if seeder {
+                        from_seeders += s.payload_bytes_received;
+                    }
+                }
+                PeerResult {
+                    id: i as u32,
+                    group: self.scenario.peers[p.plan.group].get_ref().name.clone(),
+                    role: p.plan.role,
+                    join_s: secs(p.joined),
+                    leave_s: secs(p.left),
+                    complete_s: secs(p.completed),
+                    bytes_down: stats.payload_bytes_received,
+                    bytes_down_from_seeders: from_seeders,
+                    bytes_down_from_peers: stats.payload_bytes_received - from_seeders,
+                    bytes_up: stats.payload_bytes_sent,
+                    chunks_rejected: stats.chunks_rejected,
+                }
+            })
+            .collect()
+    }
+}

@@ -1,0 +1,103 @@
+//! A simulated peer: one host, one protocol-core endpoint (the same
+//! `Endpoint` the UDP driver runs), one swarm.
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+
+use ppspp_core::proto::{Endpoint, SwarmStats};
+use ppspp_core::proto::{Event, SwarmHandle};
+use ppspp_core::time::Instant;
+
+use super::plan::PeerPlan;
+use crate::packet::HostId;
+
+/// The port every simulated peer listens on.
+pub const PORT: u16 = 6778;
+
+/// The address of host `h`: 10.x.y.z, never ending in .0.
+pub fn addr_of(h: HostId) -> SocketAddr {
+    let n = h.0 + 1;
+    let ip = Ipv4Addr::new(10, (n >> 16) as u8, (n >> 8) as u8, n as u8);
+    SocketAddr::V4(SocketAddrV4::new(ip, PORT))
+}
+
+/// The host behind an address, if it is one of ours.
+pub fn host_of(a: SocketAddr) -> Option<HostId> {
+    let SocketAddr::V4(v4) = a else { return None };
+    let o = v4.ip().octets();
+    if o[0] != 10 || v4.port() != PORT {
+        return None;
+    }
+    let n = (u32::from(o[1]) << 16) | (u32::from(o[2]) << 8) | u32::from(o[3]);
+    n.checked_sub(1).map(HostId)
+}
+
+/// A peer's life in the simulation.
+pub struct Peer {
+    /// What the scenario planned.
+    pub plan: PeerPlan,
+    /// Its host.
+    pub host: HostId,
+    /// The running core, while the peer is in the swarm.
+    pub endpoint: Option<Box<Endpoint>>,
+    /// Its swarm in the endpoint.
+    pub swarm: Option<SwarmHandle>,
+    /// When its endpoint asked to be woken (the queued timer, if any).
+    pub timer: Option<Instant>,
+    /// When it joined.
+    pub joined: Option<Instant>,
+    /// When it left.
+    pub left: Option<Instant>,
+    /// When its download completed.
+    pub completed: Option<Instant>,
+    /// Its swarm's counters, taken when it left (or at the end).
+    pub stats: Option<SwarmStats>,
+}
+
+impl Peer {
+    /// A peer not yet arrived.
+    pub fn new(plan: PeerPlan, host: HostId) -> Peer {
+        Peer {
+            plan,
+            host,
+            endpoint: None,
+            swarm: None,
+            timer: None,
+            joined: None,
+            left: None,
+            completed: None,
+            stats: None,
+        }
+    }
+
+    /// Whether it is in the swarm now.
+    pub fn present(&self) -> bool {
+        self.endpoint.is_some()
+    }
+
+    /// Takes the swarm's counters (for results).
+    pub fn snapshot(&mut self) {
+        if let (Some(ep), Some(s)) = (&self.endpoint, self.swarm) {
+            self.stats = ep.swarm_stats(s);
+        }
+    }
+
+    /// Whether `e` says the download completed.
+    pub fn is_completion(e: &Event) -> bool {
+        matches!(e, Event::Complete { .. })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_round_trip() {
+        for h in [0, 1, 255, 256, 65_535, 70_000, 1 << 23] {
+            assert_eq!(host_of(addr_of(HostId(h))), Some(HostId(h)));
+        }
+        assert_eq!(host_of("10.0.0.0:6778".parse().unwrap()), None);
+        assert_eq!(host_of("192.168.0.1:6778".parse().unwrap()), None);
+        assert_eq!(host_of("10.0.0.1:80".parse().unwrap()), None);
+    }
+}

@@ -1,0 +1,148 @@
+//! Sweeps: a scenario run over a grid of parameter values × seeds. This
+//! module expands the grid and rewrites the scenario for each point; the
+//! CLI runs the points as independent processes.
+
+use toml::{Table, Value};
+
+/// One `--set key=v1,v2,...`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Axis {
+    /// Dotted key path, e.g. `content.size` or `peers.near.count`.
+    pub key: String,
+    /// The values to try, as written.
+    pub values: Vec<String>,
+}
+
+impl Axis {
+    /// Parses `key=v1,v2,...`.
+    pub fn parse(s: &str) -> Result<Axis, String> {
+        let (key, values) = s
+            .split_once('=')
+            .ok_or_else(|| format!("'{s}' is not key=value1,value2,..."))?;
+        let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
+        if key.trim().is_empty() || values.iter().any(String::is_empty) {
+            return Err(format!("'{s}' has an empty key or value"));
+        }
+        Ok(Axis {
+            key: key.trim().to_string(),
+            values,
+        })
+    }
+}
+
+/// Every combination of the axes' values, first axis slowest.
+pub fn grid(axes: &[Axis]) -> Vec<Vec<(String, String)>> {
+    let mut points = vec![Vec::new()];
+    for axis in axes {
+        let mut next = Vec::new();
+        for p in &points {
+            for v in &axis.values {
+                let mut q = p.clone();
+                q.push((axis.key.clone(), v.clone()));
+                next.push(q);
+            }
+        }
+        points = next;
+    }
+    points
+}
+
+/// A value as TOML would read it (`10`, `0.5`, `true`), else a string
+/// (`5MB`, `rarest-first`).
+fn value_of(v: &str) -> Value {
+    toml::from_str::<Table>(&format!("v = {v}"))
+        .ok()
+        .and_then(|mut t| t.remove("v"))
+        .unwrap_or_else(|| Value::String(v.to_string()))
+}
+
+/// Sets `key` (dotted; an array of tables is indexed by position or by its
+/// `name`) to `value` in the scenario `text`, returning the new text.
+pub fn apply(text: &str, key: &str, value: &str) -> Result<String, String> {
+    let mut root: Table = toml::from_str(text).map_err(|e| e.to_string())?;
+    let parts: Vec<&str> = key.split('.').collect();
+    let (last, path) = parts.split_last().ok_or("empty key")?;
+    let mut here: &mut Table = &mut root;
+    for (i, part) in path.iter().enumerate() {
+        let next_is_array = matches!(here.get(*part), Some(Value::Array(_)));
+        if next_is_array {
+            let Some(Value::Array(items)) = here.get_mut(*part) else {
+                unreachable!()
+            };
+            return apply_in_array(items, &parts[i + 1..], key, value)
+                .map(|()| toml::to_string(&root).unwrap_or_default());
+        }
+        here = here
+            .entry(part.to_string())
+            .or_insert_with(|| Value::Table(Table::new()))
+            .as_table_mut()
+            .ok_or_else(|| format!("{key}: '{part}' is not a table"))?;
+    }
+    here.insert(last.to_string(), value_of(value));
+    Ok(toml::to_string(&root).unwrap_or_default())
+}
+
+fn apply_in_array(
+    items: &mut [Value],
+    rest: &[&str],
+    key: &str,
+    value: &str,
+) -> Result<(), String> {
+    let (sel, rest) = rest
+        .split_first()
+        .ok_or_else(|| format!("{key}: name an element (index or name)"))?;
+    let item = match sel.parse::<usize>() {
+        Ok(i) => items.get_mut(i),
+        Err(_) => items
+            .iter_mut()
+            .find(|v| v.get("name").and_then(Value::as_str) == Some(sel)),
+    }
+    .ok_or_else(|| format!("{key}: no element '{sel}'"))?;
+    let table = item
+        .as_table_mut()
+        .ok_or_else(|| format!("{key}: '{sel}' is not a table"))?;
+    let joined = rest.join(".");
+    let text = toml::to_string(&*table).map_err(|e| e.to_string())?;
+    let new = apply(&text, &joined, value)?;
+    *table = toml::from_str(&new).map_err(|e| e.to_string())?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::{parse, Bitrate, Bytes, DEFAULT_TEXT};
+
+    #[test]
+    fn axes_and_grid() {
+        let a = Axis::parse("content.size=1MB,2MB").unwrap();
+        let b = Axis::parse("peers.near.count=3,4,5").unwrap();
+        let g = grid(&[a, b]);
+        assert_eq!(g.len(), 6);
+        assert_eq!(g[0][0].1, "1MB");
+        assert_eq!(
+            g[5],
+            vec![
+                ("content.size".to_string(), "2MB".to_string()),
+                ("peers.near.count".to_string(), "5".to_string())
+            ]
+        );
+        assert!(Axis::parse("nokey").is_err());
+        assert!(Axis::parse("a=1,,2").is_err());
+    }
+
+    #[test]
+    fn apply_sets_nested_and_named_keys() {
+        let t = apply(DEFAULT_TEXT, "content.size", "2MB").unwrap();
+        let t = apply(&t, "peers.far.count", "7").unwrap();
+        let t = apply(&t, "classes.home-near.up", "2Mbit/s").unwrap();
+        let t = apply(&t, "peers.0.upload_slots", "3").unwrap();
+        let s = parse(&t, "x").unwrap();
+        assert_eq!(s.content.size, Bytes(2_000_000));
+        let far = s.peers.iter().find(|p| p.get_ref().name == "far").unwrap();
+        assert_eq!(far.get_ref().count, 7);
+        assert_eq!(s.classes["home-near"].get_ref().up, Bitrate(2_000_000));
+        assert_eq!(s.peers[0].get_ref().upload_slots, Some(3));
+        assert!(apply(DEFAULT_TEXT, "peers.mars.count", "1").is_err());
+    }
+}

@@ -1,0 +1,407 @@
+//! The sending end of the TCP model: a bulk sender with NewReno congestion
+//! control (RFC 5681 and RFC 6582) and the RFC 6298 retransmission timer.
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use ppspp_core::time::Instant;
+
+use super::rto::{RtoConfig, RtoEstimator};
+use crate::agent::Agent;
+use crate::packet::{Body, FlowId, HostId, Packet, TcpSegment, TCP_OVERHEAD};
+
+/// Payload bytes of a full segment: a 1500-byte packet on the wire with
+/// [`TCP_OVERHEAD`].
+pub const MSS: u32 = 1460;
+
+/// How a [`TcpSender`] behaves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TcpSenderConfig {
+    /// The sender's host: data comes from here.
+    pub host: HostId,
+    /// The receiver's host.
+    pub peer: HostId,
+    /// The flow, shared by data and ACKs.
+    pub flow: FlowId,
+    /// When the first segment goes out (the connection is taken as open).
+    pub start: Instant,
+    /// Bytes to transfer; `None` for a flow that never ends.
+    pub total_bytes: Option<u64>,
+    /// Payload bytes per full segment (SMSS).
+    pub mss: u32,
+    /// Initial window in segments (RFC 6928: 10).
+    pub initial_window: u32,
+    /// Initial slow-start threshold in bytes (RFC 5681 §3.1: "arbitrarily
+    /// high").
+    pub initial_ssthresh: u64,
+    /// The receiver's window in bytes. Segments carry no window field, so
+    /// it is fixed here; the default is large enough never to bind.
+    pub rwnd: u64,
+    /// The retransmission timer's bounds.
+    pub rto: RtoConfig,
+}
+
+impl TcpSenderConfig {
+    /// An unlimited bulk flow from `start` with the defaults: MSS 1460,
+    /// IW 10, no ssthresh, a 1 GiB window, [`RtoConfig::default`].
+    pub fn new(host: HostId, peer: HostId, flow: FlowId, start: Instant) -> TcpSenderConfig {
+        TcpSenderConfig {
+            host,
+            peer,
+            flow,
+            start,
+            total_bytes: None,
+            mss: MSS,
+            initial_window: 10,
+            initial_ssthresh: u64::MAX,
+            rwnd: 1 << 30,
+            rto: RtoConfig::default(),
+        }
+    }
+}
+
+/// Counters of a [`TcpSender`].
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TcpSenderStats {
+    /// Data segments sent, retransmissions included.
+    pub segments_sent: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub bytes_sent: u64,
+    /// Payload bytes cumulatively acknowledged: the goodput.
+    pub bytes_acked: u64,
+    /// Segments sent again, for whatever reason (fast retransmit, partial
+    /// ACK, timeout, go-back-N).
+    pub retransmits: u64,
+    /// Fast retransmits: entries into fast recovery, one per window cut.
+    pub fast_retransmits: u64,
+    /// Retransmission timer expiries.
+    pub timeouts: u64,
+    /// Duplicate ACKs received.
+    pub dup_acks: u64,
+}
+
+/// A bulk TCP sender (NewReno). Sequence numbers count payload bytes from 0.
+#[derive(Clone, Debug)]
+pub struct TcpSender {
+    config: TcpSenderConfig,
+    started: bool,
+    /// Oldest unacknowledged byte.
+    snd_una: u64,
+    /// Next byte to send; below `snd_max` while going back after a timeout.
+    snd_nxt: u64,
+    /// One past the highest byte ever sent.
+    snd_max: u64,
+    cwnd: u64,
+    ssthresh: u64,
+    dupacks: u32,
+    in_recovery: bool,
+    /// RFC 6582's `recover`, kept as one past the highest byte sent when
+    /// the last congestion episode (fast retransmit or timeout) began;
+    /// `None` before the first. The episode lasts until it is acked.
+    recover: Option<u64>,
+    /// A partial ACK has been seen in this recovery: only the first one
+    /// restarts the timer (RFC 6582 §3.2 and §4, the "Impatient" variant).
+    partial_seen: bool,
+    rto: RtoEstimator,
+    rto_deadline: Option<Instant>,
+    /// The segment being timed: its end and when it was sent. Only one at a
+    /// time, never a retransmitted one (Karn's rule).
+    timed: Option<(u64, Instant)>,
+    /// Segments to retransmit ahead of anything else, ignoring cwnd.
+    retx: VecDeque<u64>,
+    stats: TcpSenderStats,
+    completed_at: Option<Instant>,
+}
+
+impl TcpSender {
+    /// A sender that starts at `config.start`.
+    pub fn new(config: TcpSenderConfig) -> TcpSender {
+        assert!(
+            config.mss > 0 && config.initial_window > 0,
+            "MSS and IW must be positive"
+        );
+        TcpSender {
+            cwnd: u64::from(config.initial_window) * u64::from(config.mss),
+            ssthresh: config.initial_ssthresh,
+            rto: RtoEstimator::new(config.rto),
+            config,
+            started: false,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            dupacks: 0,
+            in_recovery: false,
+            recover: None,
+            partial_seen: false,
+            rto_deadline: None,
+            timed: None,
+            retx: VecDeque::new(),
+            stats: TcpSenderStats::default(),
+            completed_at: None,
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &TcpSenderConfig {
+        &self.config
+    }
+
+    /// The counters.
+    pub fn stats(&self) -> &TcpSenderStats {
+        &self.stats
+    }
+
+    /// Congestion window in bytes (inflated during fast recovery).
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+
+    /// Slow-start threshold in bytes.
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+
+    /// Smoothed RTT, once measured.
+    pub fn srtt(&self) -> Option<Duration> {
+        self.rto.srtt()
+    }
+
+    /// Current retransmission timeout (backed off after expiries).
+    pub fn rto(&self) -> Duration {
+        self.rto.rto()
+    }
+
+    /// Whether in NewReno fast recovery.
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// Bytes sent and not yet acknowledged (FlightSize).
+    pub fn flight_size(&self) -> u64 {
+        self.snd_max - self.snd_una
+    }
+
+    /// When the last byte was acknowledged, for a finite transfer.
+    pub fn completed_at(&self) -> Option<Instant> {
+        self.completed_at
+    }
+
+    /// Whether a finite transfer is fully acknowledged.
+    pub fn is_complete(&self) -> bool {
+        self.completed_at.is_some()
+    }
+
+    fn end(&self) -> u64 {
+        self.config.total_bytes.unwrap_or(u64::MAX)
+    }
+
+    fn mss(&self) -> u64 {
+        u64::from(self.config.mss)
+    }
+
+    /// RFC 6298 §5.2/5.3: off when all is acknowledged, else restarted.
+    fn restart_timer(&mut self, now: Instant) {
+        self.rto_deadline = (self.snd_una < self.snd_max).then(|| now + self.rto.rto());
+    }
+
+    fn on_ack(&mut self, now: Instant, ack: u64) {
+        if ack > self.snd_max || ack < self.snd_una || self.is_complete() {
+            return;
+        }
+        if ack == self.snd_una {
+            // RFC 5681 §2: a duplicate ACK acks nothing new while data is
+            // outstanding (pure ACKs with no window change, here always).
+            if self.snd_una < self.snd_max {
+                self.on_dup_ack();
+            }
+            return;
+        }
+        let acked = ack - self.snd_una;
+        self.snd_una = ack;
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.stats.bytes_acked += acked;
+        if let Some((end, sent)) = self.timed {
+            if ack >= end {
+                self.rto.sample(now.saturating_since(sent));
+                self.timed = None;
+            }
+        }
+        let mss = self.mss();
+        if self.in_recovery && self.recover.is_some_and(|r| ack < r) {
+            // RFC 6582 §3.2, partial acknowledgment: the next hole is lost
+            // too. Retransmit it, deflate by what was acked (add back one
+            // MSS if that was at least one), stay in recovery: no new cut.
+            self.retx.push_back(self.snd_una);
+            self.cwnd = self.cwnd.saturating_sub(acked);
+            if acked >= mss {
+                self.cwnd += mss;
+            }
+            self.cwnd = self.cwnd.max(mss);
+            if !self.partial_seen {
+                self.partial_seen = true;
+                self.restart_timer(now);
+            }
+        } else {
+            if self.in_recovery {
+                // RFC 6582 §3.2, full acknowledgment: leave recovery with
+                // cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS), which
+                // avoids a burst when little is in flight.
+                self.in_recovery = false;
+                self.cwnd = self.ssthresh.min(self.flight_size().max(mss) + mss);
+            } else if self.cwnd < self.ssthresh {
+                // RFC 5681 §3.1 slow start, eq. (2).
+                self.cwnd += acked.min(mss);
+            } else {
+                // Congestion avoidance, eq. (3), at least one byte.
+                self.cwnd += (mss * mss / self.cwnd).max(1);
+            }
+            // Growth past the receiver's window would be meaningless.
+            self.cwnd = self.cwnd.min(self.config.rwnd.max(mss));
+            self.dupacks = 0;
+            self.restart_timer(now);
+        }
+        if self.snd_una >= self.end() {
+            self.completed_at = Some(now);
+            self.rto_deadline = None;
+        }
+    }
+
+    fn on_dup_ack(&mut self) {
+        self.stats.dup_acks += 1;
+        let mss = self.mss();
+        if self.in_recovery {
+            // RFC 5681 §3.2 step 4: each duplicate means a segment left the
+            // network; inflate cwnd so a new one may go.
+            self.cwnd += mss;
+            return;
+        }
+        self.dupacks += 1;
+        // RFC 6582 §3.2 step 1: only if the ACK covers more than `recover`
+        // (strictly: duplicates of exactly `recover` are typically the
+        // receiver's answers to the go-back-N resends after a timeout).
+        let covers_more = self.recover.is_none_or(|r| self.snd_una > r);
+        if self.dupacks == 3 && covers_more {
+            // RFC 5681 §3.2 steps 2-3: one cut, eq. (4), then inflate by
+            // the three segments the duplicates say have left.
+            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
+            self.cwnd = self.ssthresh + 3 * mss;
+            self.recover = Some(self.snd_max);
+            self.in_recovery = true;
+            self.partial_seen = false;
+            self.retx.push_back(self.snd_una);
+            self.timed = None;
+            self.stats.fast_retransmits += 1;
+        }
+    }
+
+    /// The retransmission timer expired (RFC 6298 §5.4-5.6, RFC 5681 §3.1,
+    /// RFC 6582 §3.2 on retransmit timeouts).
+    fn on_rto(&mut self, now: Instant) {
+        self.stats.timeouts += 1;
+        let mss = self.mss();
+        // RFC 5681 eq. (4), but once per congestion episode: an expiry
+        // during fast recovery, or again before the data outstanding at
+        // the last timeout is acked, keeps ssthresh (as Linux's
+        // tcp_enter_loss does). RFC 5681 §3.1 already holds it for repeated
+        // timeouts; in recovery FlightSize has grown by every segment the
+        // inflated window let out and would not reflect the path.
+        if self.recover.is_none_or(|r| self.snd_una >= r) {
+            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
+        }
+        self.cwnd = mss;
+        self.recover = Some(self.snd_max);
+        self.in_recovery = false;
+        self.dupacks = 0;
+        self.retx.clear();
+        self.timed = None;
+        // Go back N: resend everything from the oldest unacknowledged byte,
+        // in slow start; the receiver's cumulative ACKs skip what it holds.
+        self.snd_nxt = self.snd_una;
+        self.rto.back_off();
+        self.rto_deadline = Some(now + self.rto.rto());
+    }
+
+    /// The data segment at `seq`, counted; `again` if it was sent before.
+    fn segment(&mut self, now: Instant, seq: u64, again: bool) -> Packet {
+        let len = self.mss().min(self.end() - seq);
+        let len32 = u32::try_from(len).expect("at most one MSS");
+        self.stats.segments_sent += 1;
+        self.stats.bytes_sent += len;
+        if again {
+            self.stats.retransmits += 1;
+        }
+        // RFC 6298 §5.1: any data sent starts a stopped timer.
+        self.rto_deadline.get_or_insert(now + self.rto.rto());
+        Packet {
+            src: self.config.host,
+            dst: self.config.peer,
+            flow: self.config.flow,
+            size: len32 + TCP_OVERHEAD,
+            body: Body::Tcp(TcpSegment {
+                seq,
+                len: len32,
+                ack: 0,
+            }),
+        }
+    }
+}
+
+impl Agent for TcpSender {
+    fn on_packet(&mut self, now: Instant, packet: Packet) {
+        if let Body::Tcp(seg) = packet.body {
+            if seg.len == 0 && self.started {
+                self.on_ack(now, seg.ack);
+            }
+        }
+    }
+
+    fn on_timeout(&mut self, now: Instant) {
+        if now >= self.config.start {
+            self.started = true;
+        }
+        if self.rto_deadline.is_some_and(|d| d <= now) && !self.is_complete() {
+            self.on_rto(now);
+        }
+    }
+
+    fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
+        if now >= self.config.start {
+            self.started = true;
+        }
+        if !self.started || self.is_complete() {
+            return None;
+        }
+        // Fast retransmits and partial-ACK retransmits go regardless of
+        // cwnd (RFC 5681 §3.2 step 3, RFC 6582 §3.2 partial ACKs).
+        while let Some(seq) = self.retx.pop_front() {
+            if seq >= self.snd_una && seq < self.snd_max {
+                return Some(self.segment(now, seq, true));
+            }
+        }
+        let seq = self.snd_nxt;
+        if seq >= self.end() {
+            return None;
+        }
+        let len = self.mss().min(self.end() - seq);
+        if seq - self.snd_una + len > self.cwnd.min(self.config.rwnd) {
+            return None;
+        }
+        let fresh = seq == self.snd_max;
+        self.snd_nxt += len;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+        if fresh && self.timed.is_none() && !self.in_recovery {
+            self.timed = Some((seq + len, now));
+        }
+        Some(self.segment(now, seq, !fresh))
+    }
+
+    fn poll_timeout(&self) -> Option<Instant> {
+        if !self.started {
+            Some(self.config.start)
+        } else if self.is_complete() {
+            None
+        } else {
+            self.rto_deadline
+        }
+    }
+}

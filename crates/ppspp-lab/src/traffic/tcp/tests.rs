@@ -1,0 +1,475 @@
+//! Sender and receiver together over a test pipe: a fixed delay each way,
+//! chosen data transmissions dropped, optionally a drop-tail bottleneck on
+//! the data direction. Times below are in ms; with no bottleneck a whole
+//! window leaves at one instant, so every round trip is exactly 100 ms and
+//! the counts are exact.
+
+use std::collections::BTreeMap;
+
+use super::*;
+use crate::agent::Agent;
+use crate::packet::{Body, FlowId, HostId, Packet};
+use ppspp_core::time::Instant;
+use std::time::Duration;
+
+const M: u64 = MSS as u64;
+
+fn ms(n: u64) -> Instant {
+    Instant::from_micros(n * 1000)
+}
+
+struct Pipe {
+    s: TcpSender,
+    r: TcpReceiver,
+    now: Instant,
+    delay: Duration,
+    /// (bits/s, queue limit in packets) of the data direction.
+    bottleneck: Option<(u64, usize)>,
+    /// Transmission ends of the packets in the bottleneck, oldest first.
+    queue: Vec<Instant>,
+    /// (segment index, transmission number from 1) to drop.
+    drops: Vec<(u64, u32)>,
+    transmissions: BTreeMap<u64, u32>,
+    /// Packets travelling: (arrival, order, to the receiver?, packet).
+    flight: Vec<(Instant, u64, bool, Packet)>,
+    order: u64,
+    /// Every data segment sent: (time, segment index).
+    sent: Vec<(Instant, u64)>,
+    dropped: u64,
+}
+
+impl Pipe {
+    fn new(total: Option<u64>, drops: &[(u64, u32)]) -> Pipe {
+        let mut sc = TcpSenderConfig::new(HostId(1), HostId(2), FlowId(5), Instant::ZERO);
+        sc.total_bytes = total;
+        let rc = TcpReceiverConfig::new(HostId(2), HostId(1), FlowId(5));
+        Pipe {
+            s: TcpSender::new(sc),
+            r: TcpReceiver::new(rc),
+            now: Instant::ZERO,
+            delay: Duration::from_millis(50),
+            bottleneck: None,
+            queue: Vec::new(),
+            drops: drops.to_vec(),
+            transmissions: BTreeMap::new(),
+            flight: Vec::new(),
+            order: 0,
+            sent: Vec::new(),
+            dropped: 0,
+        }
+    }
+
+    fn travel(&mut self, at: Instant, to_receiver: bool, p: Packet) {
+        self.order += 1;
+        self.flight.push((at, self.order, to_receiver, p));
+    }
+
+    fn send_data(&mut self, p: Packet) {
+        let Body::Tcp(seg) = p.body else {
+            panic!("not TCP")
+        };
+        assert_eq!(p.size, seg.len + 40);
+        let k = seg.seq / M;
+        let n = self.transmissions.entry(k).or_insert(0);
+        *n += 1;
+        self.sent.push((self.now, k));
+        if self.drops.contains(&(k, *n)) {
+            self.dropped += 1;
+            return;
+        }
+        let mut at = self.now + self.delay;
+        if let Some((bps, limit)) = self.bottleneck {
+            let now = self.now;
+            self.queue.retain(|end| *end > now);
+            if self.queue.len() >= limit {
+                self.dropped += 1;
+                return;
+            }
+            let begin = self.queue.last().copied().unwrap_or(now).max(now);
+            let end = begin + Duration::from_micros(u64::from(p.size) * 8_000_000 / bps);
+            self.queue.push(end);
+            at = end + self.delay;
+        }
+        self.travel(at, true, p);
+    }
+
+    fn drain(&mut self) {
+        loop {
+            let mut any = false;
+            while let Some(p) = self.s.poll_transmit(self.now) {
+                self.send_data(p);
+                any = true;
+            }
+            while let Some(p) = self.r.poll_transmit(self.now) {
+                self.travel(self.now + self.delay, false, p);
+                any = true;
+            }
+            if !any {
+                return;
+            }
+        }
+    }
+
+    /// Runs every event up to and including `end`.
+    fn run_until(&mut self, end: Instant) {
+        loop {
+            self.drain();
+            let packet = self
+                .flight
+                .iter()
+                .enumerate()
+                .min_by_key(|(_, f)| (f.0, f.1));
+            let packet = packet.map(|(i, f)| (f.0, i));
+            let timers = [self.s.poll_timeout(), self.r.poll_timeout()];
+            let timer = timers.into_iter().flatten().min();
+            let next = match (packet, timer) {
+                (Some((t, _)), Some(u)) => t.min(u),
+                (Some((t, _)), None) => t,
+                (None, Some(u)) => u,
+                (None, None) => break,
+            };
+            if next > end {
+                break;
+            }
+            self.now = next;
+            match packet {
+                Some((t, i)) if t == next => {
+                    let (_, _, to_receiver, p) = self.flight.swap_remove(i);
+                    if to_receiver {
+                        self.r.on_packet(next, p);
+                    } else {
+                        self.s.on_packet(next, p);
+                    }
+                }
+                _ => {
+                    self.s.on_timeout(next);
+                    self.r.on_timeout(next);
+                }
+            }
+        }
+        self.now = self.now.max(end);
+    }
+
+    /// Data segments sent at each instant, in order.
+    fn rounds(&self) -> Vec<(Instant, usize)> {
+        let mut out: Vec<(Instant, usize)> = Vec::new();
+        for (t, _) in &self.sent {
+            match out.last_mut() {
+                Some((u, n)) if u == t => *n += 1,
+                _ => out.push((*t, 1)),
+            }
+        }
+        out
+    }
+}
+
+#[test]
+fn slow_start_doubles_cwnd_every_round_trip() {
+    let mut p = Pipe::new(None, &[]);
+    for (round, segments) in [10u64, 20, 40, 80, 160].into_iter().enumerate() {
+        p.run_until(ms(100 * round as u64));
+        assert_eq!(p.s.cwnd(), segments * M, "cwnd after round {round}");
+    }
+    let want: Vec<_> = [10, 20, 40, 80, 160]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (ms(100 * i as u64), *n))
+        .collect();
+    assert_eq!(p.rounds(), want);
+    assert_eq!(p.s.srtt(), Some(Duration::from_millis(100)));
+    let st = p.s.stats();
+    assert_eq!(
+        (
+            st.retransmits,
+            st.fast_retransmits,
+            st.timeouts,
+            st.dup_acks
+        ),
+        (0, 0, 0, 0)
+    );
+    assert_eq!(st.bytes_acked, 150 * M);
+    assert_eq!(p.s.ssthresh(), u64::MAX);
+}
+
+#[test]
+fn a_transfer_completes_with_goodput_equal_to_its_size() {
+    let total = 1_000_000;
+    let mut p = Pipe::new(Some(total), &[]);
+    p.run_until(ms(10_000));
+    // 10 + 20 + 40 + 80 + 160 + 320 segments, then the last 55 (684 full
+    // and one of 1360 bytes), acknowledged at the end of round 7.
+    assert_eq!(p.s.completed_at(), Some(ms(700)));
+    assert_eq!(p.s.stats().bytes_acked, total);
+    assert_eq!(p.s.stats().bytes_sent, total);
+    assert_eq!(p.s.stats().segments_sent, 685);
+    assert_eq!(p.r.delivered(), total);
+    assert_eq!((p.s.poll_timeout(), p.r.poll_timeout()), (None, None));
+    assert_eq!(p.s.poll_transmit(ms(10_000)), None);
+}
+
+#[test]
+fn with_delayed_acks_a_transfer_completes_on_half_the_acks() {
+    let total = 100_000;
+    let mut p = Pipe::new(Some(total), &[(30, 1)]);
+    let mut rc = TcpReceiverConfig::new(HostId(2), HostId(1), FlowId(5));
+    rc.ack_delay = Some(DEFAULT_ACK_DELAY);
+    p.r = TcpReceiver::new(rc);
+    p.run_until(ms(100));
+    // Five ACKs of two segments each: cwnd grows by one MSS per ACK.
+    assert_eq!(p.s.cwnd(), 15 * M);
+    p.run_until(ms(10_000));
+    assert!(p.s.is_complete());
+    assert_eq!(p.s.stats().bytes_acked, total);
+    assert_eq!(p.r.delivered(), total);
+    // The loss of 30 was still repaired by a fast retransmit: out-of-order
+    // segments are acknowledged at once.
+    assert_eq!((p.s.stats().fast_retransmits, p.s.stats().timeouts), (1, 0));
+    let (acks, segments) = (p.r.stats().acks_sent, p.s.stats().segments_sent);
+    // An ACK per segment would make 70; the duplicate ACKs around the
+    // loss are immediate too.
+    assert_eq!(segments, 70);
+    assert!(
+        acks * 4 < segments * 3,
+        "{acks} ACKs for {segments} segments"
+    );
+}
+
+/// Segment 15 is lost in round 2 (segments 10-29, sent at 100 ms). At
+/// 200 ms the ACKs of 10-14 raise cwnd to 25 MSS and send 30-39; the third
+/// duplicate ACK then finds FlightSize = 40 - 15 = 25 MSS.
+#[test]
+fn a_single_loss_is_one_fast_retransmit_and_halves_the_window() {
+    let total = 300_000;
+    let mut p = Pipe::new(Some(total), &[(15, 1)]);
+    p.run_until(ms(199));
+    assert_eq!(p.s.cwnd(), 20 * M);
+    p.run_until(ms(200));
+    assert!(p.s.in_recovery());
+    assert_eq!(p.s.ssthresh(), 25 * M / 2);
+    p.run_until(ms(300));
+    // The retransmission filled the hole at 250 ms; its ACK covers all
+    // of 15-39 (full ACK). cwnd = min(ssthresh, FlightSize + MSS) with 11
+    // segments (40-50) out: 12 MSS; then the ACK of 40 adds one in slow
+    // start (12 < 12.5 MSS).
+    assert!(!p.s.in_recovery());
+    assert_eq!(p.s.cwnd(), 13 * M);
+    p.run_until(ms(10_000));
+    let st = p.s.stats();
+    assert_eq!(
+        (st.fast_retransmits, st.retransmits, st.timeouts),
+        (1, 1, 0)
+    );
+    // 14 duplicates from 16-29, 10 from 30-39.
+    assert_eq!(st.dup_acks, 24);
+    assert_eq!(p.s.ssthresh(), 25 * M / 2, "one cut only");
+    assert!(p.s.is_complete());
+    assert_eq!(st.bytes_acked, total);
+    assert_eq!(p.r.delivered(), total);
+    assert_eq!(st.segments_sent, 206 + 1);
+}
+
+/// The fast retransmission of 15 is lost too. Samples gave SRTT 100 ms and
+/// RTTVAR 37.5 ms, so RTO = 250 ms from the last new ACK at 200 ms.
+#[test]
+fn losing_the_retransmission_leads_to_a_timeout() {
+    let total = 300_000;
+    let mut p = Pipe::new(Some(total), &[(15, 1), (15, 2)]);
+    p.run_until(ms(200));
+    assert_eq!(p.s.rto(), Duration::from_millis(250));
+    p.run_until(ms(449));
+    assert_eq!(p.s.stats().timeouts, 0);
+    assert!(p.s.in_recovery());
+    assert!(
+        p.s.flight_size() > 40 * M,
+        "the inflated window let more out"
+    );
+    p.run_until(ms(450));
+    let st = p.s.stats().clone();
+    assert_eq!(
+        (st.timeouts, st.fast_retransmits, st.retransmits),
+        (1, 1, 2)
+    );
+    assert!(!p.s.in_recovery());
+    assert_eq!(p.s.cwnd(), M, "loss window");
+    assert_eq!(p.s.ssthresh(), 25 * M / 2, "no second cut in one episode");
+    assert_eq!(p.s.rto(), Duration::from_millis(500), "backed off");
+    assert_eq!(*p.sent.last().unwrap(), (ms(450), 15), "go back to 15");
+    p.run_until(ms(20_000));
+    let st = p.s.stats();
+    assert_eq!((st.timeouts, st.fast_retransmits), (1, 1));
+    assert!(p.s.is_complete());
+    assert_eq!(st.bytes_acked, total);
+    assert_eq!(p.r.delivered(), total);
+}
+
+/// After a timeout, going back N resends segments the receiver holds; its
+/// duplicate ACKs of exactly the recovery point must not start a second
+/// fast retransmit (RFC 6582 §3.2 step 1). Here 15 is lost twice and 17,
+/// 20 and 25 once: after the timeout the window grows 1, 2, 3, 4 as each
+/// hole fills, and the last round's 26-28 come back as three duplicates.
+#[test]
+fn duplicates_of_a_go_back_n_resend_are_not_a_new_loss() {
+    let total = 300_000;
+    let mut p = Pipe::new(Some(total), &[(15, 1), (15, 2), (17, 1), (20, 1), (25, 1)]);
+    p.run_until(ms(20_000));
+    let st = p.s.stats();
+    assert_eq!((st.timeouts, st.fast_retransmits), (1, 1));
+    let resent: Vec<u64> = p
+        .sent
+        .iter()
+        .filter(|s| s.0 >= ms(450))
+        .map(|s| s.1)
+        .take(10)
+        .collect();
+    assert_eq!(resent, vec![15, 17, 18, 20, 21, 22, 25, 26, 27, 28]);
+    assert_eq!(p.r.stats().duplicates, 1 + 2 + 3);
+    assert_eq!(p.s.ssthresh(), 25 * M / 2);
+    assert!(p.s.is_complete());
+    assert_eq!(st.bytes_acked, total);
+}
+
+/// Three losses in one window (15, 18, 22): NewReno cuts once and repairs
+/// the later holes on partial ACKs, one per round trip.
+#[test]
+fn several_losses_in_a_window_are_one_cut() {
+    let total = 300_000;
+    let mut p = Pipe::new(Some(total), &[(15, 1), (18, 1), (22, 1)]);
+    p.run_until(ms(200));
+    assert_eq!(p.s.ssthresh(), 25 * M / 2);
+    let retx_at = |p: &Pipe, k| {
+        p.sent
+            .iter()
+            .filter(|s| s.1 == k)
+            .map(|s| s.0)
+            .collect::<Vec<_>>()
+    };
+    p.run_until(ms(450));
+    assert!(p.s.in_recovery(), "still repairing");
+    assert_eq!(retx_at(&p, 15), vec![ms(100), ms(200)]);
+    assert_eq!(
+        retx_at(&p, 18),
+        vec![ms(100), ms(300)],
+        "on the first partial ACK"
+    );
+    assert_eq!(retx_at(&p, 22), vec![ms(100), ms(400)], "on the second");
+    p.run_until(ms(500));
+    assert!(
+        !p.s.in_recovery(),
+        "the ACK of 22 covers the recovery point"
+    );
+    p.run_until(ms(20_000));
+    let st = p.s.stats();
+    assert_eq!(
+        (st.fast_retransmits, st.retransmits, st.timeouts),
+        (1, 3, 0)
+    );
+    assert_eq!(p.s.ssthresh(), 25 * M / 2, "one cut for three losses");
+    assert!(p.s.is_complete());
+    assert_eq!(st.bytes_acked, total);
+}
+
+#[test]
+fn karn_no_rtt_sample_from_a_retransmitted_segment() {
+    let config = |total| {
+        let mut c = TcpSenderConfig::new(HostId(1), HostId(2), FlowId(5), ms(0));
+        c.total_bytes = Some(total);
+        c
+    };
+    let ack = |n| Packet {
+        src: HostId(2),
+        dst: HostId(1),
+        flow: FlowId(5),
+        size: 40,
+        body: Body::Tcp(crate::packet::TcpSegment {
+            seq: 0,
+            len: 0,
+            ack: n,
+        }),
+    };
+    // Timed and acknowledged after 50 ms: a sample.
+    let mut s = TcpSender::new(config(1000));
+    assert!(s.poll_transmit(ms(0)).is_some());
+    s.on_packet(ms(50), ack(1000));
+    assert_eq!(s.srtt(), Some(Duration::from_millis(50)));
+    // Retransmitted at the 1 s initial RTO, then acknowledged: no sample,
+    // and the backed-off RTO stays.
+    let mut s = TcpSender::new(config(1000));
+    assert!(s.poll_transmit(ms(0)).is_some());
+    assert_eq!(s.poll_timeout(), Some(ms(1000)));
+    s.on_timeout(ms(1000));
+    assert!(s.poll_transmit(ms(1000)).is_some());
+    s.on_packet(ms(1050), ack(1000));
+    assert!(s.is_complete());
+    assert_eq!(s.srtt(), None);
+    assert_eq!(s.rto(), Duration::from_secs(2));
+    assert_eq!(s.stats().retransmits, 1);
+}
+
+#[test]
+fn a_black_hole_backs_off_exponentially() {
+    let mut p = Pipe::new(None, &[]);
+    p.drops = (0..10).flat_map(|k| (1..10).map(move |n| (k, n))).collect();
+    p.run_until(ms(40_000));
+    // IW of 10 at 0, then segment 0 alone at 1, 3, 7, 15 and 31 s.
+    let times: Vec<_> = p.sent.iter().skip(10).map(|s| (s.0, s.1)).collect();
+    assert_eq!(
+        times,
+        vec![
+            (ms(1000), 0),
+            (ms(3000), 0),
+            (ms(7000), 0),
+            (ms(15_000), 0),
+            (ms(31_000), 0)
+        ]
+    );
+    assert_eq!(p.s.stats().timeouts, 5);
+    assert_eq!(p.s.ssthresh(), 5 * M);
+    assert_eq!(p.s.rto(), Duration::from_secs(32));
+    assert_eq!(p.s.cwnd(), M);
+}
+
+#[test]
+fn before_its_start_a_sender_is_silent() {
+    let mut c = TcpSenderConfig::new(HostId(1), HostId(2), FlowId(5), ms(500));
+    c.total_bytes = Some(100);
+    let mut s = TcpSender::new(c);
+    assert_eq!(s.poll_transmit(ms(499)), None);
+    assert_eq!(s.poll_timeout(), Some(ms(500)));
+    s.on_timeout(ms(500));
+    let p = s.poll_transmit(ms(500)).expect("starts");
+    assert_eq!(p.size, 140, "100 bytes and the headers");
+    assert_eq!(s.poll_transmit(ms(500)), None, "all sent");
+    assert_eq!(s.poll_timeout(), Some(ms(1500)), "initial RTO running");
+}
+
+/// A 10 Mb/s bottleneck with 20 ms each way and a 50-packet drop-tail
+/// queue (1.5 BDP). Slow start overshoots and may need timeouts; after
+/// that the window saws between about 42 and 84 segments, never below the
+/// 33-segment BDP, so the link stays busy and every loss is a single drop
+/// repaired by one fast retransmit.
+#[test]
+fn a_bottleneck_is_filled() {
+    let mut p = Pipe::new(None, &[]);
+    p.delay = Duration::from_millis(20);
+    p.bottleneck = Some((10_000_000, 50));
+    p.run_until(ms(6_000));
+    let before = p.s.stats().clone();
+    let dropped = p.dropped;
+    p.run_until(ms(20_000));
+    let st = p.s.stats();
+    // Payload at 10 Mb/s of 1500-byte packets over 14 s.
+    let capacity = 10_000_000.0 / 8.0 * 1460.0 / 1500.0 * 14.0;
+    let share = (st.bytes_acked - before.bytes_acked) as f64 / capacity;
+    // What sits in the queue at either end shifts this by up to 50 packets
+    // (0.4 %) either way.
+    assert!(
+        share > 0.98 && share < 1.01,
+        "goodput {share:.4} of capacity"
+    );
+    assert_eq!(st.timeouts, before.timeouts, "no timeout in steady state");
+    let drops = p.dropped - dropped;
+    let cuts = st.fast_retransmits - before.fast_retransmits;
+    assert!(cuts >= 3, "{cuts} cuts");
+    assert_eq!(drops, cuts, "one drop per cycle");
+    assert_eq!(st.retransmits - before.retransmits, drops);
+}

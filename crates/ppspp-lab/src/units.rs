@@ -1,0 +1,141 @@
+//! Quantities written the way people write them: `8Mbit/s`, `2MB/s`,
+//! `20MB`, `1KiB`, `250ms`, `1.5s`, `10min`. Shared by the CLI and the
+//! scenario files. Decimal prefixes are powers of 1000, binary ones (KiB,
+//! MiB, GiB) powers of 1024.
+
+use std::time::Duration;
+
+/// Splits `"12.5MB"` into `(12.5, "MB")`.
+fn number_and_unit(s: &str) -> Option<(f64, &str)> {
+    let t = s.trim();
+    let split = t
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(t.len());
+    let (num, unit) = t.split_at(split);
+    let v: f64 = num.parse().ok()?;
+    v.is_finite().then_some((v, unit.trim()))
+}
+
+/// Scale of a byte (or bit) unit, and whether it counts bits.
+fn byte_unit(unit: &str) -> Option<(f64, bool)> {
+    Some(match unit {
+        "" | "B" => (1.0, false),
+        "k" | "K" | "kB" | "KB" => (1e3, false),
+        "M" | "MB" => (1e6, false),
+        "G" | "GB" => (1e9, false),
+        "KiB" => (1024.0, false),
+        "MiB" => (1024.0 * 1024.0, false),
+        "GiB" => (1024.0 * 1024.0 * 1024.0, false),
+        "bit" | "b" => (1.0, true),
+        "kbit" | "Kbit" | "kb" | "Kb" => (1e3, true),
+        "Mbit" | "Mb" => (1e6, true),
+        "Gbit" | "Gb" => (1e9, true),
+        _ => return None,
+    })
+}
+
+/// A rate in bytes per second: `2MB/s`, `500KiB/s`, `8Mbit/s`, `1Gbps`, or
+/// a plain number of bytes per second.
+pub fn rate(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let bad = || format!("'{s}' is not a rate (e.g. 2MB/s, 500KiB/s, 8Mbit/s)");
+    let body = t
+        .strip_suffix("/s")
+        .or_else(|| t.strip_suffix("ps"))
+        .unwrap_or(t);
+    let (value, unit) = number_and_unit(body).ok_or_else(bad)?;
+    let (scale, bits) = byte_unit(unit).ok_or_else(bad)?;
+    let bytes = value * scale / if bits { 8.0 } else { 1.0 };
+    if !bytes.is_finite() || !(1.0..=1e13).contains(&bytes) {
+        return Err(format!("rate '{s}' is out of range (1 B/s to 10 TB/s)"));
+    }
+    Ok(bytes.round() as u64)
+}
+
+/// A rate in bits per second (same syntax as [`rate`]).
+pub fn bitrate(s: &str) -> Result<u64, String> {
+    let t = s.trim();
+    let bad = || format!("'{s}' is not a rate (e.g. 8Mbit/s, 750kbit/s, 2MB/s)");
+    let body = t
+        .strip_suffix("/s")
+        .or_else(|| t.strip_suffix("ps"))
+        .unwrap_or(t);
+    let (value, unit) = number_and_unit(body).ok_or_else(bad)?;
+    let (scale, bits) = byte_unit(unit).ok_or_else(bad)?;
+    let b = value * scale * if bits { 1.0 } else { 8.0 };
+    if !b.is_finite() || !(1.0..=1e14).contains(&b) {
+        return Err(format!(
+            "rate '{s}' is out of range (1 bit/s to 100 Tbit/s)"
+        ));
+    }
+    Ok(b.round() as u64)
+}
+
+/// A size in bytes: `20MB`, `1KiB`, `1500`.
+pub fn size(s: &str) -> Result<u64, String> {
+    let bad = || format!("'{s}' is not a size (e.g. 1500, 64KB, 20MB, 1GiB)");
+    let (value, unit) = number_and_unit(s).ok_or_else(bad)?;
+    let (scale, bits) = byte_unit(unit).ok_or_else(bad)?;
+    if bits {
+        return Err(bad());
+    }
+    let b = value * scale;
+    if !(0.0..=1.8e19).contains(&b) || b.fract() != 0.0 {
+        return Err(format!("size '{s}' is not a whole number of bytes"));
+    }
+    Ok(b as u64)
+}
+
+/// A duration: `250ms`, `1.5s`, `10min`, `2h`, `100us` (a plain number is
+/// seconds).
+pub fn duration(s: &str) -> Result<Duration, String> {
+    let bad = || format!("'{s}' is not a duration (e.g. 250ms, 1.5s, 10min)");
+    let (value, unit) = number_and_unit(s).ok_or_else(bad)?;
+    let secs = match unit {
+        "" | "s" => value,
+        "ms" => value / 1e3,
+        "us" | "µs" => value / 1e6,
+        "min" | "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(bad()),
+    };
+    if !(0.0..=1e9).contains(&secs) {
+        return Err(format!("duration '{s}' is out of range"));
+    }
+    Ok(Duration::from_secs_f64(secs))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates() {
+        assert_eq!(rate("2MB/s"), Ok(2_000_000));
+        assert_eq!(rate("8Mbit/s"), Ok(1_000_000));
+        assert_eq!(rate("500KiB/s"), Ok(512_000));
+        assert_eq!(rate("1Gbps"), Ok(125_000_000));
+        assert_eq!(rate("1000"), Ok(1000));
+        assert!(rate("fast").is_err());
+        assert!(rate("0MB/s").is_err());
+        assert_eq!(bitrate("1.2Mbit/s"), Ok(1_200_000));
+        assert_eq!(bitrate("750kbit/s"), Ok(750_000));
+        assert_eq!(bitrate("1MB/s"), Ok(8_000_000));
+        assert!(bitrate("1 apple/s").is_err());
+    }
+
+    #[test]
+    fn sizes_and_durations() {
+        assert_eq!(size("20MB"), Ok(20_000_000));
+        assert_eq!(size("1KiB"), Ok(1024));
+        assert_eq!(size("1500"), Ok(1500));
+        assert!(size("8Mbit").is_err());
+        assert!(size("1.5B").is_err());
+        assert_eq!(duration("250ms"), Ok(Duration::from_millis(250)));
+        assert_eq!(duration("1.5s"), Ok(Duration::from_millis(1500)));
+        assert_eq!(duration("10min"), Ok(Duration::from_secs(600)));
+        assert_eq!(duration("3"), Ok(Duration::from_secs(3)));
+        assert!(duration("soon").is_err());
+        assert!(duration("5 fortnights").is_err());
+    }
+}

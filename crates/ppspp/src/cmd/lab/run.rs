@@ -1,0 +1,138 @@
+//! `ppspp lab run [SCENARIO] [--seed N] [--out DIR] [--check-determinism]`.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use clap::Args;
+use ppspp_lab::run::{run as run_scenario, Outcome};
+use ppspp_lab::scenario::{DEFAULT_NAME, DEFAULT_TEXT};
+
+use crate::cmd::node::progress_bar;
+
+/// Arguments of `ppspp lab run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Scenario file (TOML); the built-in flash crowd when absent.
+    pub scenario: Option<PathBuf>,
+    /// Experiment seed (overrides the scenario's).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Results folder (default: lab-results/NAME-seedN).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Run twice and fail if the trace hash or any CSV differs.
+    #[arg(long)]
+    pub check_determinism: bool,
+    /// Print only the summary line (for sweeps).
+    #[arg(long, hide = true)]
+    pub quiet: bool,
+}
+
+fn load(path: Option<&Path>) -> anyhow::Result<(String, String)> {
+    match path {
+        None => Ok((
+            DEFAULT_TEXT.to_string(),
+            format!("<built-in {DEFAULT_NAME}>"),
+        )),
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("cannot read scenario {}", p.display()))?;
+            Ok((text, p.display().to_string()))
+        }
+    }
+}
+
+fn once(text: &str, file: &str, seed: Option<u64>, out: Option<&Path>) -> anyhow::Result<Outcome> {
+    let scenario = ppspp_lab::scenario::parse(text, file)?;
+    let end = scenario.duration.0.as_secs_f64();
+    let bar = progress_bar(
+        (end * 10.0) as u64,
+        "{spinner} virtual {msg} [{bar:30}] {percent}% wall {elapsed}",
+    );
+    let outcome = run_scenario(text, file, seed, out, |t| {
+        let v = t.as_micros() as f64 / 1e6;
+        bar.set_position((v * 10.0) as u64);
+        bar.set_message(format!("{v:.1}s/{end:.0}s"));
+    })?;
+    bar.finish_and_clear();
+    Ok(outcome)
+}
+
+fn fmt_s(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.1}")
+    } else {
+        "-".into()
+    }
+}
+
+fn print_table(o: &Outcome, out: Option<&Path>) {
+    let s = &o.summary;
+    println!("scenario      {} (seed {})", s.name, s.seed);
+    println!(
+        "peers         {} ({} leechers, {} completed)",
+        s.peers, s.leechers, s.completed
+    );
+    let d = s.download_s;
+    println!(
+        "download s    mean {}  p50 {}  p95 {}  max {}",
+        fmt_s(d[0]),
+        fmt_s(d[1]),
+        fmt_s(d[2]),
+        fmt_s(d[3])
+    );
+    println!(
+        "time          virtual {:.1} s, wall {:.1} s ({:.2}x real time), {} events ({:.0}/s)",
+        s.virtual_s,
+        s.wall_s,
+        s.virtual_s / s.wall_s.max(1e-9),
+        s.events,
+        s.events as f64 / s.wall_s.max(1e-9)
+    );
+    println!("trace_hash    {}", s.trace_hash);
+    if let Some(dir) = out {
+        println!("results       {}", dir.display());
+    }
+}
+
+/// Runs `ppspp lab run`.
+pub fn run(a: &RunArgs) -> anyhow::Result<()> {
+    let (text, file) = load(a.scenario.as_deref())?;
+    let scenario = ppspp_lab::scenario::parse(&text, &file)?;
+    let seed = a.seed.unwrap_or(scenario.seed);
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("lab-results/{}-seed{seed}", scenario.name)));
+    let first = once(&text, &file, Some(seed), Some(&out))?;
+    if a.quiet {
+        println!("{}", first.summary.trace_hash);
+    } else {
+        print_table(&first, Some(&out));
+    }
+    if a.check_determinism {
+        let second = once(&text, &file, Some(seed), None)?;
+        let mut diffs = Vec::new();
+        if first.summary.trace_hash != second.summary.trace_hash {
+            diffs.push(format!(
+                "trace_hash {} vs {}",
+                first.summary.trace_hash, second.summary.trace_hash
+            ));
+        }
+        for ((name, a), (_, b)) in first.csv.iter().zip(&second.csv) {
+            if a != b {
+                let line = a
+                    .lines()
+                    .zip(b.lines())
+                    .position(|(x, y)| x != y)
+                    .map_or(a.lines().count().min(b.lines().count()) + 1, |l| l + 1);
+                diffs.push(format!("{name} differs from line {line}"));
+            }
+        }
+        if !diffs.is_empty() {
+            bail!("NOT DETERMINISTIC: two runs differ: {}", diffs.join("; "));
+        }
+        println!("determinism   ok: a second run gave the same trace hash and CSVs");
+    }
+    Ok(())
+}

@@ -1,0 +1,175 @@
+//! `ppspp lab sweep SCENARIO --set key=v1,v2,... --seeds K [--jobs N]`:
+//! every grid point × seed runs as its own `ppspp lab run` process; one
+//! table (`sweep.csv`) gathers them.
+
+use std::collections::VecDeque;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use anyhow::{bail, Context};
+use clap::Args;
+use ppspp_lab::sweep::{apply, grid, Axis};
+
+/// Arguments of `ppspp lab sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    /// Scenario file (TOML).
+    pub scenario: PathBuf,
+    /// A parameter axis: dotted key and values (repeatable), e.g.
+    /// `--set peers.near.count=10,20` or `--set content.size=5MB,10MB`.
+    #[arg(long = "set", value_parser = Axis::parse)]
+    pub axes: Vec<Axis>,
+    /// Seeds 1..=K per grid point.
+    #[arg(long, default_value_t = 1)]
+    pub seeds: u64,
+    /// Runs at once (default: the number of CPUs).
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Results folder (default: lab-results/NAME-sweep).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+struct Job {
+    index: usize,
+    point: Vec<(String, String)>,
+    seed: u64,
+    dir: PathBuf,
+}
+
+fn start(exe: &Path, scenario: &Path, job: &Job) -> anyhow::Result<Child> {
+    Command::new(exe)
+        .args(["lab", "run"])
+        .arg(scenario)
+        .args(["--seed", &job.seed.to_string(), "--quiet", "--out"])
+        .arg(&job.dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .context("cannot start a run")
+}
+
+fn field(v: &serde_json::Value, path: &[&str]) -> String {
+    let mut x = v;
+    for p in path {
+        x = &x[*p];
+    }
+    match x {
+        serde_json::Value::Number(n) if n.is_u64() || n.is_i64() => n.to_string(),
+        serde_json::Value::Number(n) => n.as_f64().map(|f| format!("{f:.3}")).unwrap_or_default(),
+        serde_json::Value::String(s) => s.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Runs `ppspp lab sweep`.
+pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
+    let text = std::fs::read_to_string(&a.scenario)
+        .with_context(|| format!("cannot read {}", a.scenario.display()))?;
+    let base = ppspp_lab::scenario::parse(&text, &a.scenario.display().to_string())?;
+    let out = a
+        .out
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(format!("lab-results/{}-sweep", base.name)));
+    std::fs::create_dir_all(out.join("runs"))?;
+    let mut jobs = VecDeque::new();
+    for (p, point) in grid(&a.axes).into_iter().enumerate() {
+        let mut t = text.clone();
+        for (k, v) in &point {
+            t = apply(&t, k, v).map_err(|e| anyhow::anyhow!("--set {k}={v}: {e}"))?;
+        }
+        let file = out.join("runs").join(format!("point{p:03}.toml"));
+        // Refuse a bad point before anything runs.
+        ppspp_lab::scenario::parse(&t, &file.display().to_string())?;
+        std::fs::write(&file, &t)?;
+        for seed in 1..=a.seeds.max(1) {
+            let index = jobs.len();
+            jobs.push_back((
+                file.clone(),
+                Job {
+                    index,
+                    point: point.clone(),
+                    seed,
+                    dir: out.join("runs").join(format!("run{index:04}")),
+                },
+            ));
+        }
+    }
+    let total = jobs.len();
+    let parallel = a
+        .jobs
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .max(1);
+    let exe = std::env::current_exe()?;
+    let mut running: Vec<(Job, Child)> = Vec::new();
+    let mut done: Vec<Job> = Vec::new();
+    let mut failed = Vec::new();
+    while !jobs.is_empty() || !running.is_empty() {
+        while running.len() < parallel {
+            let Some((file, job)) = jobs.pop_front() else {
+                break;
+            };
+            let child = start(&exe, &file, &job)?;
+            running.push((job, child));
+        }
+        let (job, child) = running.remove(0);
+        let output = child.wait_with_output()?;
+        eprintln!(
+            "run {}/{total} (seed {}) {}",
+            job.index + 1,
+            job.seed,
+            if output.status.success() {
+                "done"
+            } else {
+                "FAILED"
+            }
+        );
+        if !output.status.success() {
+            failed.push(format!(
+                "run {}: {}",
+                job.index,
+                String::from_utf8_lossy(&output.stderr).trim()
+            ));
+        }
+        done.push(job);
+    }
+    done.sort_by_key(|j| j.index);
+    let keys: Vec<String> = a.axes.iter().map(|x| x.key.clone()).collect();
+    let mut csv = String::from("run,");
+    for k in &keys {
+        let _ = write!(csv, "{k},");
+    }
+    csv.push_str("seed,leechers,completed,download_mean_s,download_p50_s,download_p95_s,virtual_s,wall_s,trace_hash\n");
+    for job in &done {
+        let summary = std::fs::read_to_string(job.dir.join("summary.json")).unwrap_or_default();
+        let v: serde_json::Value = serde_json::from_str(&summary).unwrap_or_default();
+        let _ = write!(csv, "{},", job.index);
+        for (_, val) in &job.point {
+            let _ = write!(csv, "{val},");
+        }
+        let cols = [
+            vec!["leechers"],
+            vec!["completed"],
+            vec!["download_s", "mean"],
+            vec!["download_s", "p50"],
+            vec!["download_s", "p95"],
+            vec!["virtual_s"],
+            vec!["wall_s"],
+            vec!["trace_hash"],
+        ];
+        let row: Vec<String> = cols.iter().map(|c| field(&v, c)).collect();
+        let _ = writeln!(csv, "{},{}", job.seed, row.join(","));
+    }
+    std::fs::write(out.join("sweep.csv"), &csv)?;
+    print!("{csv}");
+    println!("results in {}", out.display());
+    if !failed.is_empty() {
+        bail!(
+            "{} of {total} runs failed:\n{}",
+            failed.len(),
+            failed.join("\n")
+        );
+    }
+    Ok(())
+}
