@@ -2,10 +2,11 @@
 //! sans-IO protocol core as the UDP driver, in virtual time, over a modelled
 //! network (access links, shared links, queues, loss, cross traffic).
 //!
-//! Layout: [`engine`] orders events by (time, sequence); [`net`] is the
-//! network model (sans-IO, tested on its own); [`traffic`] holds cross-traffic
-//! sources and the TCP model; [`packet`] and [`agent`] are the shapes they
-//! exchange.
+//! Layout: [`sim`] orders events by (time, sequence) and drives the peers;
+//! [`net`] is the network model (sans-IO, tested on its own); [`traffic`]
+//! holds cross-traffic sources and the TCP model; [`packet`] and [`agent`]
+//! are the shapes they exchange; [`scenario`] reads scenario files;
+//! [`results`] and [`report`] write a run's folder; [`sweep`] expands grids.
 
 pub mod agent;
 pub mod content;

@@ -1,6 +1,7 @@
 //! A run's results folder: the scenario as run, `peers.csv`, `links.csv`
 //! (queue-occupancy samples of the recorded links), `link_stats.csv`
-//! (counters of every link), `progress.csv` and `summary.json`.
+//! (counters of every link), `progress.csv`, `flows.csv` (cross traffic),
+//! `rates.csv` (bytes per flow over time) and `summary.json`.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -98,6 +99,7 @@ pub fn peers_csv(peers: &[PeerResult]) -> String {
         let role = match p.role {
             Role::Seeder => "seeder",
             Role::Leecher => "leecher",
+            Role::Host => "host",
         };
         let dl = p.complete_s.zip(p.join_s).map(|(c, j)| c - j);
         let _ = writeln!(
@@ -189,6 +191,35 @@ pub fn progress_csv(sim: &Simulation) -> String {
     s
 }
 
+/// `flows.csv`: one row per cross-traffic flow.
+pub fn flows_csv(sim: &Simulation) -> String {
+    let mut s = String::from(
+        "flow,kind,src_host,dst_host,packets_sent,bytes_delivered,tcp_retransmits,tcp_timeouts\n",
+    );
+    for (i, f) in sim.flows().iter().enumerate() {
+        let (re, to) = f.tcp_losses();
+        let _ = writeln!(
+            s,
+            "{i},{:?},{},{},{},{},{re},{to}",
+            f.kind,
+            f.src.0,
+            f.dst.0,
+            f.packets_sent(),
+            f.delivered()
+        );
+    }
+    s
+}
+
+/// `rates.csv`: bytes delivered so far per flow at each sampling instant.
+pub fn rates_csv(sim: &Simulation) -> String {
+    let mut s = String::from("t_s,flow,bytes\n");
+    for r in sim.rates() {
+        let _ = writeln!(s, "{:.3},{},{}", r.t, r.flow, r.bytes);
+    }
+    s
+}
+
 /// `summary.json`.
 pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
     let net = sim.network().stats();
@@ -244,6 +275,8 @@ pub fn write(
     fs::write(dir.join("links.csv"), links_csv(sim))?;
     fs::write(dir.join("link_stats.csv"), link_stats_csv(sim))?;
     fs::write(dir.join("progress.csv"), progress_csv(sim))?;
+    fs::write(dir.join("flows.csv"), flows_csv(sim))?;
+    fs::write(dir.join("rates.csv"), rates_csv(sim))?;
     fs::write(dir.join("summary.json"), summary_json(summary, sim))?;
     Ok(())
 }

@@ -59,6 +59,8 @@ pub fn run(
         ("progress.csv", results::progress_csv(&sim)),
         ("links.csv", results::links_csv(&sim)),
         ("link_stats.csv", results::link_stats_csv(&sim)),
+        ("flows.csv", results::flows_csv(&sim)),
+        ("rates.csv", results::rates_csv(&sim)),
     ];
     Ok(Outcome {
         summary,

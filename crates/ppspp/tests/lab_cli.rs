@@ -40,7 +40,13 @@ fn run_writes_the_results_folder_and_checks_determinism() {
         "links.csv",
         "link_stats.csv",
         "progress.csv",
+        "flows.csv",
+        "rates.csv",
         "summary.json",
+        "report.html",
+        "plots/completion_cdf.svg",
+        "plots/progress.svg",
+        "plots/queue_ccdf.svg",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }

@@ -155,7 +155,13 @@ pub fn write_report(dir: &Path) -> io::Result<()> {
         })
         .collect();
     let drawn = plots::completion_cdf_svg(&cdf_lines);
-    write_plot(dir, COMPLETION_CDF_SVG, "Download time CDF", drawn, &mut notes)?;
+    write_plot(
+        dir,
+        COMPLETION_CDF_SVG,
+        "Download time CDF",
+        drawn,
+        &mut notes,
+    )?;
 
     // Progress: completed as a fraction of all the scenario's leechers
     // (leechers that left stay counted as completed), else of the present.
@@ -204,7 +210,13 @@ pub fn write_report(dir: &Path) -> io::Result<()> {
         }
     }
     let drawn = plots::queue_ccdf_svg(&ccdf_lines);
-    write_plot(dir, QUEUE_CCDF_SVG, "Queue occupancy CCDF", drawn, &mut notes)?;
+    write_plot(
+        dir,
+        QUEUE_CCDF_SVG,
+        "Queue occupancy CCDF",
+        drawn,
+        &mut notes,
+    )?;
 
     let top = stats::top_drops(&link_stats, TOP_LINKS);
     let links_total = (!link_stats.is_empty()).then_some(link_stats.len());

@@ -8,8 +8,8 @@ mod spec;
 mod value;
 
 pub use spec::{
-    Arrival, Class, Content, Departure, LossSpec, NetworkSpec, PeerGroup, Record, Role, Scenario,
-    Site, SwarmSpec,
+    Arrival, Class, Content, Departure, Flow, FlowKind, LossSpec, NetworkSpec, PeerGroup, Record,
+    Role, Scenario, Site, SwarmSpec,
 };
 pub use value::{Bitrate, Bytes, Dur, Probability, Queue};
 
@@ -193,6 +193,18 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
             "add a [[peers]] group with role = \"seeder\"",
         ));
     }
+    for flow in &s.flows {
+        check_flow(s, flow.get_ref()).map_err(|(m, h)| err(Some(flow.span()), m, h))?;
+    }
+    for r in &s.record.rates {
+        if !names.contains(r.as_str()) {
+            return Err(err(
+                None,
+                format!("record.rates: no peer group '{r}'"),
+                "name a [[peers]] group",
+            ));
+        }
+    }
     for q in &s.record.queues {
         let ok = match q.rsplit_once('.') {
             Some((who, "up" | "down")) => match who.strip_prefix("site:") {
@@ -213,6 +225,52 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
 }
 
 type Problem = (String, &'static str);
+
+/// The peer group index and member index a host reference names
+/// (`"GROUP"` or `"GROUP[i]"`), if valid.
+pub fn host_ref(s: &Scenario, r: &str) -> Option<(usize, u32)> {
+    let (name, index) = match r.strip_suffix(']').and_then(|x| x.split_once('[')) {
+        Some((n, i)) => (n, i.trim().parse().ok()?),
+        None => (r, 0),
+    };
+    let g = s.peers.iter().position(|p| p.get_ref().name == name)?;
+    (index < s.peers[g].get_ref().count).then_some((g, index))
+}
+
+fn check_flow(s: &Scenario, f: &Flow) -> Result<(), Problem> {
+    for end in [&f.from, &f.to] {
+        if host_ref(s, end).is_none() {
+            return Err((
+                format!("flow end '{end}' names no host"),
+                "\"GROUP\" (its first peer) or \"GROUP[i]\" with i below the group's count",
+            ));
+        }
+    }
+    if host_ref(s, &f.from) == host_ref(s, &f.to) {
+        return Err(("a flow from a host to itself".into(), "pick two hosts"));
+    }
+    match f.kind {
+        FlowKind::Tcp => Ok(()),
+        FlowKind::Cbr | FlowKind::ParetoOnOff if f.rate.is_none() => {
+            Err(("a UDP flow needs a rate".into(), "rate = \"750kbit/s\""))
+        }
+        FlowKind::ParetoOnOff
+            if f.mean_on.is_none_or(|d| d.0.is_zero())
+                || f.mean_off.is_none()
+                || f.shape.is_some_and(|k| !(k > 1.0 && k.is_finite())) =>
+        {
+            Err((
+                "an on/off flow needs mean_on > 0, mean_off, and shape > 1".into(),
+                "mean_on = \"1s\", mean_off = \"2s\", shape = 1.5",
+            ))
+        }
+        _ if f.packet_size.is_some_and(|b| !(28..=65_535).contains(&b.0)) => Err((
+            "packet_size must be 28 to 65535 bytes".into(),
+            "500 or 1500",
+        )),
+        _ => Ok(()),
+    }
+}
 
 fn check_arrival(g: &PeerGroup) -> Result<(), Problem> {
     match &g.arrival {

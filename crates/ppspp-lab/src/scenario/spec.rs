@@ -72,6 +72,9 @@ pub struct Scenario {
     pub sites: BTreeMap<String, Spanned<Site>>,
     /// Groups of peers.
     pub peers: Vec<Spanned<PeerGroup>>,
+    /// Cross-traffic flows between hosts.
+    #[serde(default)]
+    pub flows: Vec<Spanned<Flow>>,
     /// What to record beyond the defaults.
     #[serde(default)]
     pub record: Record,
@@ -200,6 +203,56 @@ pub enum Role {
     Seeder,
     /// Fetches it.
     Leecher,
+    /// A plain host with no PPSPP peer (an end of cross traffic).
+    Host,
+}
+
+/// What a cross-traffic flow is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum FlowKind {
+    /// A TCP NewReno bulk transfer.
+    Tcp,
+    /// Constant-bit-rate UDP.
+    Cbr,
+    /// Pareto on/off UDP.
+    ParetoOnOff,
+}
+
+/// A cross-traffic flow from one host to another.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Flow {
+    /// What it is.
+    pub kind: FlowKind,
+    /// Sending host: `"GROUP"` (its first) or `"GROUP[i]"`.
+    pub from: String,
+    /// Receiving host, same form.
+    pub to: String,
+    /// When it starts.
+    #[serde(default)]
+    pub start: Option<Dur>,
+    /// When a UDP flow stops (exclusive).
+    #[serde(default)]
+    pub stop: Option<Dur>,
+    /// Bytes a TCP flow transfers (default: until the end).
+    #[serde(default)]
+    pub bytes: Option<Bytes>,
+    /// Rate of a CBR flow, burst rate of an on/off flow.
+    #[serde(default)]
+    pub rate: Option<Bitrate>,
+    /// UDP packet size on the wire (default 1000 bytes).
+    #[serde(default)]
+    pub packet_size: Option<Bytes>,
+    /// Mean ON time of an on/off flow.
+    #[serde(default)]
+    pub mean_on: Option<Dur>,
+    /// Mean OFF time of an on/off flow.
+    #[serde(default)]
+    pub mean_off: Option<Dur>,
+    /// Pareto shape of an on/off flow (default 1.5).
+    #[serde(default)]
+    pub shape: Option<f64>,
 }
 
 /// When the peers of a group arrive.
@@ -310,6 +363,10 @@ pub struct Record {
     /// `"site:NAME.up"`.
     #[serde(default)]
     pub queues: Vec<String>,
+    /// Peer groups whose outgoing PPSPP bytes are sampled over time (in
+    /// `rates.csv`, beside every cross-traffic flow).
+    #[serde(default)]
+    pub rates: Vec<String>,
     /// Swarm progress sampling interval.
     #[serde(default = "default_interval")]
     pub interval: Dur,
@@ -319,6 +376,7 @@ impl Default for Record {
     fn default() -> Self {
         Record {
             queues: Vec::new(),
+            rates: Vec::new(),
             interval: default_interval(),
         }
     }

@@ -8,6 +8,7 @@
 //! time reported is measured by the caller), so a scenario and a seed give
 //! the same trace every time.
 
+pub mod cross;
 pub mod peer;
 pub mod plan;
 pub mod trace;
@@ -27,7 +28,8 @@ use crate::content::SyntheticContent;
 use crate::net::Network;
 use crate::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
 use crate::rng::{derive, rng, Stream};
-use crate::scenario::{Role, Scenario};
+use crate::scenario::{host_ref, Role, Scenario};
+use cross::{CrossFlow, CROSS_FLOW_BASE};
 use peer::{addr_of, host_of, Peer};
 use plan::Leave;
 use trace::{Kind, Trace};
@@ -55,6 +57,17 @@ pub struct ProgressSample {
     pub mean_progress: f64,
 }
 
+/// Bytes delivered so far by one flow, at one instant.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateSample {
+    /// Virtual seconds.
+    pub t: f64,
+    /// `flowN` (cross traffic) or `ppspp:GROUP[i]` (a peer's uploads).
+    pub flow: String,
+    /// Payload (cross traffic) or wire (PPSPP) bytes delivered so far.
+    pub bytes: u64,
+}
+
 /// A simulation built from a scenario, ready to run.
 pub struct Simulation {
     scenario: Scenario,
@@ -63,6 +76,11 @@ pub struct Simulation {
     content: SyntheticContent,
     peers: Vec<Peer>,
     timers: BinaryHeap<Reverse<(Instant, u64, u32)>>,
+    flows: Vec<CrossFlow>,
+    flow_timers: BinaryHeap<Reverse<(Instant, u64, u32, u8)>>,
+    /// PPSPP bytes delivered from each host (for `rates`).
+    sent_by_host: Vec<u64>,
+    rates: Vec<RateSample>,
     controls: BinaryHeap<Reverse<(Instant, u64, Control)>>,
     seq: u64,
     now: Instant,
@@ -127,6 +145,10 @@ impl Simulation {
             content,
             peers: Vec::with_capacity(plans.len()),
             timers: BinaryHeap::new(),
+            flows: Vec::new(),
+            flow_timers: BinaryHeap::new(),
+            sent_by_host: Vec::new(),
+            rates: Vec::new(),
             controls: BinaryHeap::new(),
             seq: 0,
             now: Instant::ZERO,
@@ -148,8 +170,10 @@ impl Simulation {
             sim.peers.push(Peer::new(plan, HostId(i as u32)));
             sim.control(at, Control::Join(i as u32));
         }
+        sim.sent_by_host = vec![0; sim.peers.len()];
         sim.control(Instant::ZERO, Control::Sample);
         sim.setup_records();
+        sim.setup_flows();
         Ok(sim)
     }
 
@@ -178,6 +202,67 @@ impl Simulation {
                 self.net.link_mut(id).record_samples();
             }
         }
+    }
+
+    /// The host a `"GROUP[i]"` reference names.
+    fn host_named(&self, r: &str) -> Option<HostId> {
+        let (g, i) = host_ref(&self.scenario, r)?;
+        let first = self.peers.iter().position(|p| p.plan.group == g)?;
+        Some(HostId(first as u32 + i))
+    }
+
+    fn setup_flows(&mut self) {
+        for (i, f) in self.scenario.flows.clone().iter().enumerate() {
+            let f = f.get_ref();
+            let (Some(src), Some(dst)) = (self.host_named(&f.from), self.host_named(&f.to)) else {
+                continue;
+            };
+            self.flows
+                .push(CrossFlow::new(i as u32, f, src, dst, self.seed));
+            self.flush_flow(i as u32);
+        }
+    }
+
+    /// Sends what both ends of flow `f` have to send and queues their
+    /// timers.
+    fn flush_flow(&mut self, f: u32) {
+        let now = self.now;
+        for end in 0..2 {
+            let flow = &mut self.flows[f as usize];
+            let agent = flow.end(end);
+            while let Some(p) = agent.poll_transmit(now) {
+                self.net.send(now, p);
+            }
+            let next = agent.poll_timeout().map(|t| t.max(now));
+            if next != flow.timers[end] {
+                flow.timers[end] = next;
+                if let Some(t) = next {
+                    self.seq += 1;
+                    self.flow_timers.push(Reverse((t, self.seq, f, end as u8)));
+                }
+            }
+        }
+    }
+
+    fn fire_flow_timer(&mut self, at: Instant, f: u32, end: u8) {
+        let flow = &mut self.flows[f as usize];
+        let end = usize::from(end);
+        if flow.timers[end] != Some(at) {
+            return;
+        }
+        flow.timers[end] = None;
+        flow.end(end).on_timeout(self.now);
+        self.flush_flow(f);
+    }
+
+    /// Samples of bytes delivered per flow over time.
+    pub fn rates(&self) -> &[RateSample] {
+        &self.rates
+    }
+
+    /// The cross-traffic flows.
+    pub fn flows(&self) -> &[CrossFlow] {
+        &self.flows
     }
 
     fn control(&mut self, at: Instant, c: Control) {
@@ -237,8 +322,9 @@ impl Simulation {
         loop {
             let tn = self.net.poll_timeout();
             let tt = self.timers.peek().map(|r| r.0 .0);
+            let tf = self.flow_timers.peek().map(|r| r.0 .0);
             let tc = self.controls.peek().map(|r| r.0 .0);
-            let Some(next) = [tn, tt, tc].into_iter().flatten().min() else {
+            let Some(next) = [tn, tt, tf, tc].into_iter().flatten().min() else {
                 break;
             };
             if next > self.end || self.done() {
@@ -259,6 +345,11 @@ impl Simulation {
                     break;
                 };
                 self.fire_timer(at, i);
+            } else if tf == Some(next) {
+                let Some(Reverse((at, _, f, end))) = self.flow_timers.pop() else {
+                    break;
+                };
+                self.fire_flow_timer(at, f, end);
             } else if let Some(Reverse((_, _, c))) = self.controls.pop() {
                 self.on_control(c);
             }
@@ -299,6 +390,9 @@ impl Simulation {
         );
         match p.body {
             Body::Datagram(bytes) => {
+                if let Some(n) = self.sent_by_host.get_mut(p.src.0 as usize) {
+                    *n += u64::from(p.size);
+                }
                 let i = p.dst.0;
                 let Some(ep) = self
                     .peers
@@ -311,7 +405,17 @@ impl Simulation {
                 ep.handle_datagram(self.now, addr_of(p.src), &bytes);
                 self.flush(i);
             }
-            Body::Probe { .. } | Body::Tcp(_) => {}
+            Body::Probe { .. } | Body::Tcp(_) => {
+                let Some(f) = p.flow.0.checked_sub(CROSS_FLOW_BASE) else {
+                    return;
+                };
+                let Some(flow) = self.flows.get_mut(f as usize) else {
+                    return;
+                };
+                let end = usize::from(p.dst == flow.dst && p.src == flow.src);
+                flow.end(end).on_packet(self.now, p);
+                self.flush_flow(f);
+            }
         }
     }
 
@@ -409,6 +513,10 @@ impl Simulation {
     fn join(&mut self, i: u32) {
         self.pending_joins -= 1;
         let now = self.now;
+        if self.peers[i as usize].plan.role == Role::Host {
+            self.peers[i as usize].joined = Some(now);
+            return;
+        }
         let group = self.peers[i as usize].plan.group;
         let role = self.peers[i as usize].plan.role;
         let config = self.endpoint_config(group);
@@ -419,7 +527,9 @@ impl Simulation {
         let tree = self.content.tree();
         let setup = match role {
             Role::Seeder => SwarmSetup::seed(tree, storage, picker),
-            Role::Leecher => SwarmSetup::download_with_tree(tree, Binmap::new(), storage, picker),
+            Role::Leecher | Role::Host => {
+                SwarmSetup::download_with_tree(tree, Binmap::new(), storage, picker)
+            }
         };
         let swarm = ep.add_swarm(now, setup);
         // Who a tracker would name: every seeder present, and a few others
@@ -434,7 +544,7 @@ impl Simulation {
             .present
             .iter()
             .copied()
-            .filter(|&j| self.peers[j as usize].plan.role != Role::Seeder)
+            .filter(|&j| self.peers[j as usize].plan.role == Role::Leecher)
             .collect();
         let want = self.scenario.swarm.tracker_peers.min(others.len());
         let mut chosen = seeders;
@@ -485,7 +595,36 @@ impl Simulation {
         self.trace.record(Kind::Leave, now.as_micros(), i, 0, 0);
     }
 
+    fn sample_rates(&mut self) {
+        let t = self.now.as_micros() as f64 / 1e6;
+        for (i, f) in self.flows.iter().enumerate() {
+            self.rates.push(RateSample {
+                t,
+                flow: format!("flow{i}"),
+                bytes: f.delivered(),
+            });
+        }
+        for g in &self.scenario.record.rates {
+            let Some(gi) = self
+                .scenario
+                .peers
+                .iter()
+                .position(|p| p.get_ref().name == *g)
+            else {
+                continue;
+            };
+            for (k, p) in self.peers.iter().filter(|p| p.plan.group == gi).enumerate() {
+                self.rates.push(RateSample {
+                    t,
+                    flow: format!("ppspp:{g}[{k}]"),
+                    bytes: self.sent_by_host[p.host.0 as usize],
+                });
+            }
+        }
+    }
+
     fn sample(&mut self) {
+        self.sample_rates();
         let mut s = ProgressSample {
             t: self.now.as_micros() as f64 / 1e6,
             present: self.present.len() as u32,
