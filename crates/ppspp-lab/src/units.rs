@@ -34,9 +34,8 @@ fn byte_unit(unit: &str) -> Option<(f64, bool)> {
     })
 }
 
-/// A rate in bytes per second: `2MB/s`, `500KiB/s`, `8Mbit/s`, `1Gbps`, or
-/// a plain number of bytes per second.
-pub fn rate(s: &str) -> Result<u64, String> {
+/// A rate as `(value × unit scale, counts bits)`, or why not.
+fn parse_rate(s: &str) -> Result<(f64, bool), String> {
     let t = s.trim();
     let bad = || format!("'{s}' is not a rate (e.g. 2MB/s, 500KiB/s, 8Mbit/s)");
     let body = t
@@ -45,7 +44,14 @@ pub fn rate(s: &str) -> Result<u64, String> {
         .unwrap_or(t);
     let (value, unit) = number_and_unit(body).ok_or_else(bad)?;
     let (scale, bits) = byte_unit(unit).ok_or_else(bad)?;
-    let bytes = value * scale / if bits { 8.0 } else { 1.0 };
+    Ok((value * scale, bits))
+}
+
+/// A rate in bytes per second: `2MB/s`, `500KiB/s`, `8Mbit/s`, `1Gbps`, or
+/// a plain number of bytes per second.
+pub fn rate(s: &str) -> Result<u64, String> {
+    let (v, bits) = parse_rate(s)?;
+    let bytes = if bits { v / 8.0 } else { v };
     if !bytes.is_finite() || !(1.0..=1e13).contains(&bytes) {
         return Err(format!("rate '{s}' is out of range (1 B/s to 10 TB/s)"));
     }
@@ -54,15 +60,8 @@ pub fn rate(s: &str) -> Result<u64, String> {
 
 /// A rate in bits per second (same syntax as [`rate`]).
 pub fn bitrate(s: &str) -> Result<u64, String> {
-    let t = s.trim();
-    let bad = || format!("'{s}' is not a rate (e.g. 8Mbit/s, 750kbit/s, 2MB/s)");
-    let body = t
-        .strip_suffix("/s")
-        .or_else(|| t.strip_suffix("ps"))
-        .unwrap_or(t);
-    let (value, unit) = number_and_unit(body).ok_or_else(bad)?;
-    let (scale, bits) = byte_unit(unit).ok_or_else(bad)?;
-    let b = value * scale * if bits { 1.0 } else { 8.0 };
+    let (v, bits) = parse_rate(s)?;
+    let b = if bits { v } else { v * 8.0 };
     if !b.is_finite() || !(1.0..=1e14).contains(&b) {
         return Err(format!(
             "rate '{s}' is out of range (1 bit/s to 100 Tbit/s)"

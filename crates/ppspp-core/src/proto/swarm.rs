@@ -42,15 +42,7 @@ impl SwarmSetup {
         if let Some(all) = ChunkRange::with_len(0u64, tree.chunk_count()) {
             have.set(all);
         }
-        SwarmSetup {
-            root: tree.root(),
-            hash_function: tree.hash_function(),
-            chunk_size: tree.chunk_size(),
-            integrity: Integrity::Complete(tree),
-            have,
-            storage,
-            picker,
-        }
+        Self::download_with_tree(tree, have, storage, picker)
     }
 
     /// Download content known by its root; `chunk_count` when the metadata
