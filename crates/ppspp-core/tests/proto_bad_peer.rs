@@ -7,7 +7,7 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{addr, Net};
+use common::{addr, Net, Shared};
 use ppspp_core::merkle::MerkleTree;
 use ppspp_core::pick;
 use ppspp_core::proto::{CloseReason, Endpoint, EndpointConfig, Event, SwarmSetup};
@@ -26,21 +26,6 @@ impl Storage for Corrupting {
     }
     fn write_chunk(&mut self, chunk: ChunkIndex, data: &[u8]) -> std::io::Result<()> {
         self.0.write_chunk(chunk, data)
-    }
-}
-
-#[derive(Clone, Debug)]
-struct Shared(Arc<Mutex<MemoryStorage>>);
-
-impl Storage for Shared {
-    fn read_chunk(&mut self, chunk: ChunkIndex, out: &mut [u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().read_chunk(chunk, out)
-    }
-    fn write_chunk(&mut self, chunk: ChunkIndex, data: &[u8]) -> std::io::Result<()> {
-        self.0.lock().unwrap().write_chunk(chunk, data)
-    }
-    fn set_content_len(&mut self, len: u64) -> std::io::Result<()> {
-        self.0.lock().unwrap().set_content_len(len)
     }
 }
 

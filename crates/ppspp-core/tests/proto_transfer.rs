@@ -7,28 +7,12 @@ mod common;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use common::{addr, Net};
+use common::{addr, Net, Shared};
 use ppspp_core::merkle::MerkleTree;
 use ppspp_core::pick;
 use ppspp_core::proto::{Endpoint, EndpointConfig, Event, SwarmHandle, SwarmSetup};
-use ppspp_core::storage::{MemoryStorage, Storage};
-use ppspp_core::{ChunkIndex, ChunkSize, HashFunction};
-
-/// A memory store the test can read back after the endpoint owns it.
-#[derive(Clone, Debug)]
-pub struct Shared(pub Arc<Mutex<MemoryStorage>>);
-
-impl Storage for Shared {
-    fn read_chunk(&mut self, chunk: ChunkIndex, out: &mut [u8]) -> std::io::Result<usize> {
-        self.0.lock().unwrap().read_chunk(chunk, out)
-    }
-    fn write_chunk(&mut self, chunk: ChunkIndex, data: &[u8]) -> std::io::Result<()> {
-        self.0.lock().unwrap().write_chunk(chunk, data)
-    }
-    fn set_content_len(&mut self, len: u64) -> std::io::Result<()> {
-        self.0.lock().unwrap().set_content_len(len)
-    }
-}
+use ppspp_core::storage::MemoryStorage;
+use ppspp_core::{ChunkSize, HashFunction};
 
 fn content(len: usize, salt: u8) -> Vec<u8> {
     (0..len)

@@ -8,8 +8,12 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use std::sync::{Arc, Mutex};
+
 use ppspp_core::proto::{Endpoint, Event};
+use ppspp_core::storage::{MemoryStorage, Storage};
 use ppspp_core::time::Instant;
+use ppspp_core::ChunkIndex;
 
 /// A datagram on the wire.
 pub struct InFlight {
@@ -147,5 +151,21 @@ impl Net {
     pub fn run_for(&mut self, d: Duration, done: impl FnMut(&Net) -> bool) {
         let until = self.now + d;
         self.run_until(until, done);
+    }
+}
+
+/// A memory store the test can read back after the endpoint owns it.
+#[derive(Clone, Debug)]
+pub struct Shared(pub Arc<Mutex<MemoryStorage>>);
+
+impl Storage for Shared {
+    fn read_chunk(&mut self, chunk: ChunkIndex, out: &mut [u8]) -> std::io::Result<usize> {
+        self.0.lock().unwrap().read_chunk(chunk, out)
+    }
+    fn write_chunk(&mut self, chunk: ChunkIndex, data: &[u8]) -> std::io::Result<()> {
+        self.0.lock().unwrap().write_chunk(chunk, data)
+    }
+    fn set_content_len(&mut self, len: u64) -> std::io::Result<()> {
+        self.0.lock().unwrap().set_content_len(len)
     }
 }
