@@ -11,6 +11,7 @@ use std::path::Path;
 use serde_json::json;
 
 use crate::net::LinkId;
+use crate::report::quantile;
 use crate::scenario::Role;
 use crate::sim::{PeerResult, Simulation};
 
@@ -39,14 +40,6 @@ pub struct Summary {
     pub completed: usize,
     /// Download times of the completed leechers (s): mean, median, p95, max.
     pub download_s: [f64; 4],
-}
-
-fn quantile(sorted: &[f64], q: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
-    sorted[i.min(sorted.len() - 1)]
 }
 
 /// Computes the summary of a finished simulation.

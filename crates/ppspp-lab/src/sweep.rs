@@ -61,51 +61,38 @@ fn value_of(v: &str) -> Value {
 pub fn apply(text: &str, key: &str, value: &str) -> Result<String, String> {
     let mut root: Table = toml::from_str(text).map_err(|e| e.to_string())?;
     let parts: Vec<&str> = key.split('.').collect();
-    let (last, path) = parts.split_last().ok_or("empty key")?;
-    let mut here: &mut Table = &mut root;
-    for (i, part) in path.iter().enumerate() {
-        let next_is_array = matches!(here.get(*part), Some(Value::Array(_)));
-        if next_is_array {
-            let Some(Value::Array(items)) = here.get_mut(*part) else {
-                unreachable!()
-            };
-            return apply_in_array(items, &parts[i + 1..], key, value)
-                .map(|()| toml::to_string(&root).unwrap_or_default());
-        }
-        here = here
-            .entry(part.to_string())
-            .or_insert_with(|| Value::Table(Table::new()))
-            .as_table_mut()
-            .ok_or_else(|| format!("{key}: '{part}' is not a table"))?;
-    }
-    here.insert(last.to_string(), value_of(value));
-    Ok(toml::to_string(&root).unwrap_or_default())
+    set(&mut root, &parts, value_of(value)).map_err(|e| format!("{key}: {e}"))?;
+    toml::to_string(&root).map_err(|e| e.to_string())
 }
 
-fn apply_in_array(
-    items: &mut [Value],
-    rest: &[&str],
-    key: &str,
-    value: &str,
-) -> Result<(), String> {
-    let (sel, rest) = rest
-        .split_first()
-        .ok_or_else(|| format!("{key}: name an element (index or name)"))?;
-    let item = match sel.parse::<usize>() {
-        Ok(i) => items.get_mut(i),
-        Err(_) => items
-            .iter_mut()
-            .find(|v| v.get("name").and_then(Value::as_str) == Some(sel)),
+/// Sets the value at `path` below `table`, creating tables on the way.
+fn set(table: &mut Table, path: &[&str], value: Value) -> Result<(), String> {
+    let (first, rest) = path.split_first().ok_or("empty key")?;
+    if rest.is_empty() {
+        table.insert(first.to_string(), value);
+        return Ok(());
     }
-    .ok_or_else(|| format!("{key}: no element '{sel}'"))?;
-    let table = item
-        .as_table_mut()
-        .ok_or_else(|| format!("{key}: '{sel}' is not a table"))?;
-    let joined = rest.join(".");
-    let text = toml::to_string(&*table).map_err(|e| e.to_string())?;
-    let new = apply(&text, &joined, value)?;
-    *table = toml::from_str(&new).map_err(|e| e.to_string())?;
-    Ok(())
+    match table
+        .entry(first.to_string())
+        .or_insert_with(|| Value::Table(Table::new()))
+    {
+        Value::Table(t) => set(t, rest, value),
+        Value::Array(items) => {
+            let (sel, rest) = rest.split_first().ok_or("name an element")?;
+            let item = match sel.parse::<usize>() {
+                Ok(i) => items.get_mut(i),
+                Err(_) => items
+                    .iter_mut()
+                    .find(|v| v.get("name").and_then(Value::as_str) == Some(sel)),
+            };
+            match item {
+                Some(Value::Table(t)) if !rest.is_empty() => set(t, rest, value),
+                Some(_) => Err(format!("'{sel}' is not a table with keys")),
+                None => Err(format!("no element '{sel}'")),
+            }
+        }
+        _ => Err(format!("'{first}' is not a table")),
+    }
 }
 
 #[cfg(test)]

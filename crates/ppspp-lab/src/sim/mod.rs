@@ -96,6 +96,9 @@ pub struct Simulation {
     events: u64,
     to_absent: u64,
     buf: Vec<u8>,
+    /// Datagram buffers of delivered packets, reused for the next sends so
+    /// that a packet costs no allocation.
+    spare: Vec<Vec<u8>>,
     /// Timer firings at the current instant, to break a livelock.
     same_instant: u32,
 }
@@ -162,6 +165,7 @@ impl Simulation {
             events: 0,
             to_absent: 0,
             buf: vec![0u8; 65_536],
+            spare: Vec::new(),
             same_instant: 0,
             scenario,
         };
@@ -403,6 +407,7 @@ impl Simulation {
                     return;
                 };
                 ep.handle_datagram(self.now, addr_of(p.src), &bytes);
+                self.spare.push(bytes);
                 self.flush(i);
             }
             Body::Probe { .. } | Body::Tcp(_) => {
@@ -438,7 +443,12 @@ impl Simulation {
                     dst,
                     flow: FlowId(peer.host.0),
                     size: t.len as u32 + UDP_OVERHEAD,
-                    body: Body::Datagram(self.buf[..t.len].to_vec()),
+                    body: Body::Datagram({
+                        let mut v = self.spare.pop().unwrap_or_default();
+                        v.clear();
+                        v.extend_from_slice(&self.buf[..t.len]);
+                        v
+                    }),
                 },
             );
         }

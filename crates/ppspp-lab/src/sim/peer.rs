@@ -3,8 +3,8 @@
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 
+use ppspp_core::proto::SwarmHandle;
 use ppspp_core::proto::{Endpoint, SwarmStats};
-use ppspp_core::proto::{Event, SwarmHandle};
 use ppspp_core::time::Instant;
 
 use super::plan::PeerPlan;
@@ -79,11 +79,6 @@ impl Peer {
         if let (Some(ep), Some(s)) = (&self.endpoint, self.swarm) {
             self.stats = ep.swarm_stats(s);
         }
-    }
-
-    /// Whether `e` says the download completed.
-    pub fn is_completion(e: &Event) -> bool {
-        matches!(e, Event::Complete { .. })
     }
 }
 
