@@ -67,6 +67,12 @@ pub struct EndpointConfig {
     pub pex_max_addresses: usize,
     /// Connect to addresses learned through PEX automatically.
     pub pex_auto_connect: bool,
+    /// Open channels to PEX-learned peers only while the swarm has fewer
+    /// than this many. The rest of `max_peers_per_swarm` stays free for
+    /// peers that connect to us: if every peer filled all its places
+    /// itself, a newcomer would be refused everywhere (BitTorrent clients
+    /// keep the same split between outgoing and incoming connections).
+    pub pex_connect_limit: usize,
     /// Send the INTEGRITY messages for a burst of DATA in one datagram ahead
     /// of it, so that the DATA datagrams are all one size and the driver can
     /// batch them (GSO). RFC 7574 §5.3 allows hashes in earlier datagrams;
@@ -101,6 +107,7 @@ impl Default for EndpointConfig {
             checkpoint_interval: Duration::from_secs(5),
             pex_max_addresses: 32,
             pex_auto_connect: true,
+            pex_connect_limit: 32,
             integrity_ahead: true,
             congestion: "ledbat".to_string(),
             request_congestion: "ledbat".to_string(),

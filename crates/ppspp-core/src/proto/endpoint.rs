@@ -1,9 +1,8 @@
 //! The endpoint: every swarm and channel behind one UDP socket, demultiplexed
 //! by channel id (RFC 7574 §3.11, §8.3).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::SocketAddr;
-use std::ops::Bound;
 
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::{RngExt, SeedableRng};
@@ -13,6 +12,7 @@ use super::choke::{rechoke, ROTATION};
 use super::config::{Compat, EndpointConfig};
 use super::event::{CloseReason, EndpointStats, Event, SwarmStats};
 use super::ratelimit::TokenBucket;
+use super::schedule::Schedule;
 use super::swarm::{Swarm, SwarmSetup};
 use super::{Ctx, SwarmHandle};
 use crate::binmap::Binmap;
@@ -53,6 +53,14 @@ pub struct Endpoint {
     download: Option<TokenBucket>,
     /// Bytes a DATA waits for from the upload limit, if one does.
     upload_blocked: Option<u64>,
+    /// Bytes a REQUEST waits for from the download limit, if one does.
+    download_blocked: Option<u64>,
+    /// Channels that a rate limit held back: woken when it lets them go.
+    limit_waiters: Vec<ChannelId>,
+    /// Which channels are due, and when the others' timers fire.
+    schedule: Schedule,
+    /// Channels whose close is set: removed once they said goodbye.
+    closing: BTreeSet<ChannelId>,
     cursor: ChannelId,
     refusals: VecDeque<(SocketAddr, ChannelId)>,
     stats: EndpointStats,
@@ -83,6 +91,10 @@ impl Endpoint {
             by_remote: BTreeMap::new(),
             events: VecDeque::new(),
             upload_blocked: None,
+            download_blocked: None,
+            limit_waiters: Vec::new(),
+            schedule: Schedule::default(),
+            closing: BTreeSet::new(),
             cursor: ChannelId::ZERO,
             refusals: VecDeque::new(),
             stats: EndpointStats::default(),
@@ -125,7 +137,7 @@ impl Endpoint {
         let s = self.swarms.get(swarm.0 as usize)?.as_ref()?;
         let chunk_size = s.chunk_size.bytes();
         let hash_function = s.hash_function;
-        let log = s.have_log.len();
+        let (log, cancel_log) = (s.have_log.len(), s.cancel_log.len());
         let full = s.channels.len() >= self.config.max_peers_per_swarm
             || self.channels.len() >= self.config.max_channels;
         let exists = s
@@ -142,7 +154,7 @@ impl Endpoint {
             signature_len: None,
             chunk_size: Some(chunk_size),
         };
-        let (mut ctx, _, _) = self.parts(now);
+        let (mut ctx, _, _, _) = self.parts(now);
         let channel = Channel::new(
             &mut ctx,
             Opening {
@@ -153,10 +165,12 @@ impl Endpoint {
                 chunk_size,
                 params,
                 have_log_len: log,
+                cancel_log_len: cancel_log,
             },
         );
         self.channels.insert(local, channel);
         self.swarm_mut(swarm)?.channels.insert(local);
+        self.wake(local);
         Some(local)
     }
 
@@ -179,7 +193,7 @@ impl Endpoint {
     }
 
     fn on_channel_datagram(&mut self, now: Instant, from: SocketAddr, dst: ChannelId, data: &[u8]) {
-        let (mut ctx, channels, swarms) = self.parts(now);
+        let (mut ctx, channels, swarms, _) = self.parts(now);
         let Some(ch) = channels
             .get_mut(&dst)
             .filter(|c| c.peer == from && c.close.is_none())
@@ -199,6 +213,7 @@ impl Endpoint {
         let rechoke = ctx.rechoke;
         let handle = ch.swarm;
         self.stats.datagrams_dropped += u64::from(malformed > 0);
+        self.wake(dst);
         self.after_channel(now, handle, dst, size_learned);
         if rechoke {
             self.rechoke(now, handle);
@@ -228,6 +243,7 @@ impl Endpoint {
                     ch.reply_due = true;
                 }
             }
+            self.wake(local);
             return;
         }
         let handle = options
@@ -256,9 +272,9 @@ impl Endpoint {
         };
         params.apply(&options);
         params.addressing = offer.addressing;
-        let log = swarm.have_log.len();
+        let (log, cancel_log) = (swarm.have_log.len(), swarm.cancel_log.len());
         let local = self.fresh_channel_id();
-        let (mut ctx, channels, swarms) = self.parts(now);
+        let (mut ctx, channels, swarms, _) = self.parts(now);
         let mut ch = Channel::new(
             &mut ctx,
             Opening {
@@ -269,6 +285,7 @@ impl Endpoint {
                 chunk_size,
                 params,
                 have_log_len: log,
+                cancel_log_len: cancel_log,
             },
         );
         ch.remote = source;
@@ -282,6 +299,7 @@ impl Endpoint {
         swarm.channels.insert(local);
         channels.insert(local, ch);
         self.by_remote.insert((from, source), local);
+        self.wake(local);
         self.after_channel(now, handle, local, false);
     }
 
@@ -314,13 +332,102 @@ impl Endpoint {
                 swarm: handle,
                 addr: *addr,
             });
-            if self.config.pex_auto_connect {
+            let room = self
+                .swarm(handle)
+                .is_some_and(|s| s.channels.len() < self.config.pex_connect_limit);
+            if self.config.pex_auto_connect && room {
                 self.connect(now, handle, *addr);
             }
         }
         self.found = found;
         self.found.clear();
+        self.notice_news(now, handle);
         self.check_progress(handle);
+    }
+
+    /// Marks channel `id` due: something about it changed.
+    fn wake(&mut self, id: ChannelId) {
+        if let Some(ch) = self.channels.get_mut(&id) {
+            self.schedule.mark_due(id, &mut ch.filed);
+            if ch.close.is_some() {
+                self.closing.insert(id);
+            }
+        }
+    }
+
+    /// Marks every channel of `handle` for which `filter` holds due.
+    fn wake_swarm(&mut self, handle: SwarmHandle, filter: impl Fn(&Channel) -> bool) {
+        let Some(swarm) = self.swarms.get(handle.0 as usize).and_then(Option::as_ref) else {
+            return;
+        };
+        for id in &swarm.channels {
+            if let Some(ch) = self.channels.get_mut(id).filter(|c| filter(c)) {
+                self.schedule.mark_due(*id, &mut ch.filed);
+            }
+        }
+    }
+
+    /// Chunks verified since the last look: channels that had sent every
+    /// HAVE now have news (their HAVE timer starts), and channels that may
+    /// have a newly logged chunk outstanding must CANCEL it.
+    fn notice_news(&mut self, now: Instant, handle: SwarmHandle) {
+        let Some(swarm) = self
+            .swarms
+            .get_mut(handle.0 as usize)
+            .and_then(Option::as_mut)
+        else {
+            return;
+        };
+        let log = swarm.have_log.len();
+        if log > swarm.have_log_seen {
+            swarm.have_log_seen = log;
+            for id in swarm.have_waiters.drain(..) {
+                let Some(ch) = self.channels.get_mut(&id) else {
+                    continue;
+                };
+                ch.awaits_haves = false;
+                if !self.schedule.is_due(id) {
+                    let next = ch.next_deadline(&self.config, now, log);
+                    self.schedule.settle(id, &mut ch.filed, next);
+                }
+            }
+        }
+        if swarm.cancel_log.len() > swarm.cancel_log_seen {
+            swarm.cancel_log_seen = swarm.cancel_log.len();
+            self.wake_swarm(handle, |c| c.outstanding.count() > 0);
+        }
+    }
+
+    /// Channel `id` had nothing (more) to send: file it under its next
+    /// timer, and have it woken when new chunks verify if it has no HAVE
+    /// pending.
+    fn settle(&mut self, now: Instant, id: ChannelId) {
+        let Some(ch) = self.channels.get_mut(&id) else {
+            self.schedule.forget(id, None);
+            return;
+        };
+        let Some(swarm) = self
+            .swarms
+            .get_mut(ch.swarm.0 as usize)
+            .and_then(Option::as_mut)
+        else {
+            self.schedule.forget(id, ch.filed.take());
+            return;
+        };
+        let log = swarm.have_log.len();
+        let next = ch.next_deadline(&self.config, now, log);
+        self.schedule.settle(id, &mut ch.filed, next);
+        if ch.close.is_some() {
+            self.closing.insert(id);
+        }
+        if !ch.awaits_haves
+            && ch.state == State::Established
+            && ch.close.is_none()
+            && !ch.haves_pending(log)
+        {
+            ch.awaits_haves = true;
+            swarm.have_waiters.push(id);
+        }
     }
 
     /// Reconsiders who of `swarm`'s peers is choked (see `choke.rs`).
@@ -331,6 +438,7 @@ impl Endpoint {
         }
         let channels = self.channels.iter_mut().filter(|(_, c)| c.swarm == handle);
         rechoke(now, slots, channels);
+        self.wake_swarm(handle, |c| c.choke_dirty);
     }
 
     /// Chunks a channel stopped waiting for: unless another channel of the
@@ -362,6 +470,8 @@ impl Endpoint {
                 swarm.requested.set(run);
             }
         }
+        // The chunks are pickable again: every channel may ask for them.
+        self.wake_swarm(handle, |c| c.state == State::Established);
     }
 
     /// Once the chunk count is known, count every peer's chunks again.
@@ -428,18 +538,20 @@ impl Endpoint {
     /// Runs the timers due at `now`.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.last_now = now;
-        let ids: Vec<ChannelId> = self.channels.keys().copied().collect();
-        for id in ids {
-            let (mut ctx, channels, _) = self.parts(now);
+        while let Some((id, _)) = self.schedule.pop_expired(now) {
+            let (mut ctx, channels, _, _) = self.parts(now);
             let Some(ch) = channels.get_mut(&id) else {
                 continue;
             };
+            ch.filed = None;
             let mut released = std::mem::take(ctx.released);
             ch.on_timeout(&mut ctx, &mut released);
             let handle = ch.swarm;
             self.released = released;
+            self.wake(id);
             self.after_channel(now, handle, id, false);
         }
+        self.wake_limit_waiters(now);
         if self.config.upload_slots > 0 {
             let due: Vec<SwarmHandle> = (0..self.swarms.len() as u32)
                 .map(SwarmHandle)
@@ -493,35 +605,38 @@ impl Endpoint {
                 len: w.finish(),
             });
         }
-        self.upload_blocked = None;
-        let cursor = self.cursor;
-        let (mut ctx, channels, swarms) = self.parts(now);
-        let after = channels.range_mut((Bound::Excluded(cursor), Bound::Unbounded));
-        let mut found = None;
-        for (id, ch) in after {
-            let Some(swarm) = swarms.get_mut(ch.swarm.0 as usize).and_then(Option::as_mut) else {
+        let mut cursor = self.cursor;
+        let (id, peer, len, handle) = loop {
+            let id = self.schedule.next_due(cursor)?;
+            cursor = id;
+            let (mut ctx, channels, swarms, schedule) = self.parts(now);
+            let Some(ch) = channels.get_mut(&id) else {
+                schedule.forget(id, None);
                 continue;
             };
-            if let Some(len) = ch.poll_transmit(swarm, &mut ctx, buf) {
-                found = Some((*id, ch.peer, len, ch.swarm));
-                break;
+            let Some(swarm) = swarms.get_mut(ch.swarm.0 as usize).and_then(Option::as_mut) else {
+                schedule.forget(id, ch.filed.take());
+                continue;
+            };
+            let sent = ch.poll_transmit(swarm, &mut ctx, buf);
+            let (peer, handle) = (ch.peer, ch.swarm);
+            let (up, down) = (ctx.upload_blocked, ctx.download_blocked);
+            self.stats.channel_polls += 1;
+            if up.is_some() || down.is_some() {
+                self.limit_waiters.push(id);
+                self.upload_blocked = self.upload_blocked.max(up);
+                self.download_blocked = self.download_blocked.max(down);
             }
-        }
-        if found.is_none() {
-            for (id, ch) in channels.range_mut(..=cursor) {
-                let Some(swarm) = swarms.get_mut(ch.swarm.0 as usize).and_then(Option::as_mut)
-                else {
-                    continue;
-                };
-                if let Some(len) = ch.poll_transmit(swarm, &mut ctx, buf) {
-                    found = Some((*id, ch.peer, len, ch.swarm));
-                    break;
+            match sent {
+                Some(len) => {
+                    if self.channels.get(&id).is_some_and(|c| c.close.is_some()) {
+                        self.closing.insert(id);
+                    }
+                    break (id, peer, len, handle);
                 }
+                None => self.settle(now, id),
             }
-        }
-        let blocked = ctx.upload_blocked;
-        self.upload_blocked = blocked;
-        let (id, peer, len, handle) = found?;
+        };
         self.cursor = id;
         // Requests picked while writing may have moved bookkeeping.
         self.check_progress(handle);
@@ -539,19 +654,12 @@ impl Endpoint {
     /// When [`Endpoint::handle_timeout`] should next be called, if ever.
     pub fn poll_timeout(&self) -> Option<Instant> {
         let now = self.last_now;
-        if !self.refusals.is_empty() || !self.events.is_empty() {
+        if !self.refusals.is_empty() || !self.events.is_empty() || self.schedule.any_due() {
             return Some(now);
         }
-        let mut t = Instant::MAX;
-        for ch in self.channels.values() {
-            let log = self
-                .swarms
-                .get(ch.swarm.0 as usize)
-                .and_then(Option::as_ref)
-                .map_or(0, |s| s.have_log.len());
-            if let Some(d) = ch.next_deadline(&self.config, now, log) {
-                t = t.min(d);
-            }
+        let mut t = self.schedule.next_timer().unwrap_or(Instant::MAX);
+        if let (Some(bytes), Some(b)) = (self.download_blocked, &self.download) {
+            t = t.min(b.ready_at(bytes).max(now));
         }
         for s in self.swarms.iter().flatten() {
             if s.checkpoint_dirty && s.integrity.partial().is_some() {
@@ -560,9 +668,9 @@ impl Endpoint {
             if self.config.upload_slots > 0 && !s.channels.is_empty() {
                 t = t.min(s.next_rechoke.max(now));
             }
-            if let (Some(bytes), Some(b)) = (self.upload_blocked, &self.upload) {
-                t = t.min(b.ready_at(bytes).max(now));
-            }
+        }
+        if let (Some(bytes), Some(b)) = (self.upload_blocked, &self.upload) {
+            t = t.min(b.ready_at(bytes).max(now));
         }
         (t != Instant::MAX).then_some(t)
     }
@@ -631,6 +739,28 @@ impl Endpoint {
             if let Some(ch) = self.channels.get_mut(&id) {
                 ch.close(CloseReason::Local, ch.state != State::Initiating);
             }
+            self.wake(id);
+        }
+    }
+
+    /// Wakes the channels a rate limit held back once it lets them go.
+    fn wake_limit_waiters(&mut self, now: Instant) {
+        let ready = |blocked: Option<u64>, bucket: &Option<TokenBucket>| match (blocked, bucket) {
+            (Some(bytes), Some(b)) => b.ready_at(bytes) <= now,
+            _ => true,
+        };
+        let up = ready(self.upload_blocked, &self.upload);
+        let down = ready(self.download_blocked, &self.download);
+        if up {
+            self.upload_blocked = None;
+        }
+        if down {
+            self.download_blocked = None;
+        }
+        if (up || down) && !self.limit_waiters.is_empty() {
+            for id in std::mem::take(&mut self.limit_waiters) {
+                self.wake(id);
+            }
         }
     }
 
@@ -662,6 +792,7 @@ impl Endpoint {
         Ctx<'_>,
         &mut BTreeMap<ChannelId, Channel>,
         &mut Vec<Option<Swarm>>,
+        &mut Schedule,
     ) {
         (
             Ctx {
@@ -676,26 +807,33 @@ impl Endpoint {
                 malformed: 0,
                 size_learned: false,
                 upload_blocked: None,
+                download_blocked: None,
                 rechoke: false,
             },
             &mut self.channels,
             &mut self.swarms,
+            &mut self.schedule,
         )
     }
 
     /// Removes closed channels: their peers leave the availability counts
     /// and their requests become pickable again.
     fn reap(&mut self) {
+        if self.closing.is_empty() {
+            return;
+        }
         let done: Vec<ChannelId> = self
-            .channels
+            .closing
             .iter()
-            .filter(|(_, c)| c.close.is_some() && !c.close_notify)
-            .map(|(id, _)| *id)
+            .filter(|id| self.channels.get(id).is_none_or(|c| !c.close_notify))
+            .copied()
             .collect();
         for id in done {
+            self.closing.remove(&id);
             let Some(mut ch) = self.channels.remove(&id) else {
                 continue;
             };
+            self.schedule.forget(id, ch.filed);
             self.by_remote.remove(&(ch.peer, ch.remote));
             let outstanding = ch.outstanding.clear();
             let runs: Vec<ChunkRange> = outstanding.filled_runs().collect();

@@ -120,4 +120,7 @@ pub struct EndpointStats {
     pub bytes_sent: u64,
     /// Datagrams that did not decode, or named no channel of ours.
     pub datagrams_dropped: u64,
+    /// Times a channel was asked for a datagram: the endpoint's work per
+    /// input, which the schedule keeps independent of the channel count.
+    pub channel_polls: u64,
 }

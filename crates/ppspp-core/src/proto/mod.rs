@@ -18,6 +18,7 @@ mod pacer;
 pub mod pex;
 mod ratelimit;
 mod requests;
+mod schedule;
 mod sent;
 mod swarm;
 mod upload;
@@ -67,6 +68,8 @@ pub(crate) struct Ctx<'a> {
     pub size_learned: bool,
     /// Bytes a DATA waited for from the upload limit.
     pub upload_blocked: Option<u64>,
+    /// Bytes a REQUEST waited for from the download limit.
+    pub download_blocked: Option<u64>,
     /// Who is choked may have to change (a peer became interested).
     pub rechoke: bool,
 }

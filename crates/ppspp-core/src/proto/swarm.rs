@@ -119,6 +119,18 @@ pub(crate) struct Swarm {
     pub availability: Availability,
     /// Chunks requested from some peer and not yet received.
     pub requested: Binmap,
+    /// Chunks requested from more than one peer (end game).
+    pub doubled: Binmap,
+    /// Verified chunks that another channel may still have outstanding:
+    /// those that arrived unasked (a request that timed out was answered
+    /// late) or were asked from two peers. Channels send CANCEL from their
+    /// own cursor into it.
+    pub cancel_log: Vec<ChunkIndex>,
+    /// Channels to wake when `have_log` grows: they had sent every HAVE.
+    pub have_waiters: Vec<ChannelId>,
+    /// `have_log` and `cancel_log` lengths the endpoint last acted on.
+    pub have_log_seen: usize,
+    pub cancel_log_seen: usize,
     /// Channels of this swarm.
     pub channels: BTreeSet<ChannelId>,
     /// Addresses of established peers (for PEX answers).
@@ -152,6 +164,11 @@ impl Swarm {
             picker: setup.picker,
             availability,
             requested: Binmap::new(),
+            doubled: Binmap::new(),
+            cancel_log: Vec::new(),
+            have_waiters: Vec::new(),
+            have_log_seen: 0,
+            cancel_log_seen: 0,
             channels: BTreeSet::new(),
             peers: BTreeSet::new(),
             banned: BTreeSet::new(),
@@ -196,6 +213,19 @@ impl Swarm {
         let peer = self.peer_stats(from);
         peer.chunks_received += 1;
         peer.payload_bytes_received += len as u64;
+    }
+
+    /// Logs `chunk` for CANCEL when another channel may have it
+    /// outstanding: it arrived `unasked` by the channel it came on, or it
+    /// was asked from two peers.
+    pub fn note_cancellable(&mut self, chunk: ChunkIndex, unasked: bool) {
+        let doubled = !self.doubled.is_empty() && self.doubled.contains(chunk);
+        if unasked || doubled {
+            self.cancel_log.push(chunk);
+        }
+        if doubled {
+            self.doubled.clear_chunk(chunk);
+        }
     }
 
     pub fn peer_stats(&mut self, addr: SocketAddr) -> &mut PeerStats {

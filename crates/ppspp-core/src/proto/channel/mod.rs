@@ -84,7 +84,8 @@ pub(crate) struct Channel {
     pub have_cursor: usize,
     /// When HAVEs last went out (see `EndpointConfig::have_interval`).
     pub last_have: Instant,
-    /// …and looked for chunks to CANCEL.
+    /// How far into the swarm's `cancel_log` we have looked for chunks to
+    /// CANCEL.
     pub cancel_cursor: usize,
     pub pex_requested: bool,
     /// After a pick that found nothing, the next is not before this (unless
@@ -108,6 +109,12 @@ pub(crate) struct Channel {
     pub close: Option<CloseReason>,
     /// Whether to tell the peer with a closing HANDSHAKE.
     pub close_notify: bool,
+    /// Where the endpoint's schedule has this channel filed (see
+    /// `schedule.rs`); `None` while it is due or has no timer.
+    pub filed: Option<Instant>,
+    /// Whether the channel is on its swarm's list of channels to wake when
+    /// new chunks verify (it had no HAVE left to send when it settled).
+    pub awaits_haves: bool,
 }
 
 /// How long a responder waits for the initiator's third datagram.
@@ -131,6 +138,8 @@ pub(crate) struct Opening {
     pub params: SwarmParams,
     /// Where the swarm's have-log stands: HAVEs from there on are news.
     pub have_log_len: usize,
+    /// Where the swarm's cancel-log stands.
+    pub cancel_log_len: usize,
 }
 
 impl Channel {
@@ -143,6 +152,7 @@ impl Channel {
             chunk_size,
             params,
             have_log_len,
+            cancel_log_len,
         } = o;
         let now = ctx.now;
         let mss = mss(chunk_size);
@@ -182,7 +192,7 @@ impl Channel {
             have_sweep: Some(0),
             have_cursor: have_log_len,
             last_have: now,
-            cancel_cursor: have_log_len,
+            cancel_cursor: cancel_log_len,
             pex_requested: false,
             pick_idle_until: now,
             uploads: UploadQueue::default(),
@@ -196,6 +206,8 @@ impl Channel {
             stats: PeerStats::default(),
             close: None,
             close_notify: false,
+            filed: None,
+            awaits_haves: false,
         }
     }
 

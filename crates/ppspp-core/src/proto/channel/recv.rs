@@ -203,7 +203,12 @@ impl Channel {
         else {
             return;
         };
-        if !self.remote_complete && self.remote_has.is_filled(all) {
+        // The count is kept by the binmap: the full check runs only when
+        // it can succeed.
+        if !self.remote_complete
+            && self.remote_has.count() >= all.len()
+            && self.remote_has.is_filled(all)
+        {
             for r in self.remote_has.filled_runs() {
                 swarm.availability.remove(r);
             }
@@ -391,6 +396,7 @@ impl Channel {
                 let unit = super::mss(swarm.chunk_size.bytes());
                 let flight = self.outstanding.count() * unit;
                 let asked = self.outstanding.received(chunk);
+                swarm.note_cancellable(chunk, asked.is_none());
                 let rtt = asked.map(|at| ctx.now.saturating_since(at));
                 if let Some(rtt) = rtt {
                     self.req_rtt.on_sample(rtt);

@@ -192,8 +192,15 @@ impl Channel {
     }
 
     /// Chunks we asked this peer for that arrived from others: CANCEL them.
+    /// Only chunks in the swarm's cancel-log can be such (see
+    /// `Swarm::cancel_log`), so a channel looks at a few, not at every
+    /// chunk that verifies.
     fn push_cancels(&mut self, swarm: &Swarm, w: &mut DatagramWriter<'_>) {
-        while let Some(&chunk) = swarm.have_log.get(self.cancel_cursor) {
+        if self.outstanding.count() == 0 {
+            self.cancel_cursor = swarm.cancel_log.len();
+            return;
+        }
+        while let Some(&chunk) = swarm.cancel_log.get(self.cancel_cursor) {
             if self.outstanding.chunks().contains(chunk) {
                 let Some(range) = ChunkRange::single(chunk) else {
                     break;
@@ -304,7 +311,10 @@ impl Channel {
             .saturating_sub(self.outstanding.count())
             .min(MAX_PICK);
         let affordable = match ctx.download.as_deref() {
-            Some(bucket) if bucket.ready_at(cs) > ctx.now => 0,
+            Some(bucket) if bucket.ready_at(cs) > ctx.now => {
+                ctx.download_blocked = Some(cs);
+                0
+            }
             _ => have_room,
         };
         // Pick in batches (a quarter window at a time), and not again soon
@@ -344,6 +354,11 @@ impl Channel {
                 let _ = w.push(&Message::Request(spec));
             }
             self.outstanding.add(range, ctx.now);
+            if !swarm.requested.is_empty_range(range) {
+                // End game: asked from two peers, so whichever answers
+                // second must hear CANCEL.
+                swarm.doubled.set(range);
+            }
             swarm.requested.set(range);
             // The request window counts a chunk as one MSS, so that its
             // flight and its window are in the same unit.

@@ -1,0 +1,89 @@
+//! The endpoint's work per input does not grow with its channel count: a
+//! seeder serving many peers asks only the channels an input concerns for
+//! a datagram (plus those whose timers fire), not every channel each time.
+//! And the downloads it serves still all complete.
+
+mod common;
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use common::{addr, Net};
+use ppspp_core::merkle::MerkleTree;
+use ppspp_core::pick;
+use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmSetup};
+use ppspp_core::storage::MemoryStorage;
+use ppspp_core::time::Instant;
+use ppspp_core::{Binmap, ChunkSize, HashFunction};
+
+const LEN: usize = 64 * 1024;
+
+/// A seeder at addr(1) and `n` leechers that know only the seeder (no
+/// PEX), arriving 37 ms apart. Runs until all complete, then `idle` more; returns the seeder's
+/// channel polls per datagram it received or sent over the whole run, and
+/// whether every leecher completed.
+fn run(n: u16, idle: Duration) -> (f64, bool) {
+    let cs = ChunkSize::new(1024).unwrap();
+    let bytes: Vec<u8> = (0..LEN).map(|i| (i % 251) as u8).collect();
+    let tree = Arc::new(MerkleTree::from_bytes(&bytes, cs, HashFunction::Sha1).unwrap());
+    let config = EndpointConfig {
+        pex_auto_connect: false,
+        ..EndpointConfig::default()
+    };
+    let mut net = Net::new(Duration::from_millis(20));
+    let mut seeder = Endpoint::new(config.clone(), 1);
+    seeder.add_swarm(
+        Instant::ZERO,
+        SwarmSetup::seed(
+            tree.clone(),
+            Box::new(MemoryStorage::with_content(cs, bytes.clone())),
+            pick::by_name("sequential").unwrap(),
+        ),
+    );
+    net.add(addr(1), seeder);
+    let mut handles = Vec::new();
+    for i in 0..n {
+        let mut ep = Endpoint::new(config.clone(), 100 + u64::from(i));
+        let h = ep
+            .add_swarm(
+                Instant::ZERO,
+                SwarmSetup::download_with_tree(
+                    tree.clone(),
+                    Binmap::new(),
+                    Box::new(MemoryStorage::empty(cs)),
+                    pick::by_name("rarest-first").unwrap(),
+                ),
+            )
+            .unwrap();
+        ep.connect(net.now, h, addr(1));
+        net.add(addr(2 + i), ep);
+        handles.push((addr(2 + i), h));
+        // Arrivals apart, so that inputs do not all come at one instant.
+        net.run_for(Duration::from_millis(37), |_| false);
+    }
+    let all_done = |net: &Net| handles.iter().all(|(a, h)| net.nodes[a].is_complete(*h));
+    net.run_for(Duration::from_secs(60), |net| all_done(net));
+    let done = all_done(&net);
+    net.run_for(idle, |_| false);
+    let stats = net.nodes[&addr(1)].stats().clone();
+    let datagrams = stats.datagrams_received + stats.datagrams_sent;
+    let per_datagram = stats.channel_polls as f64 / datagrams.max(1) as f64;
+    (per_datagram, done)
+}
+
+#[test]
+fn polls_per_input_do_not_grow_with_channels() {
+    let (few, done_few) = run(4, Duration::from_secs(40));
+    let (many, done_many) = run(48, Duration::from_secs(40));
+    assert!(done_few && done_many);
+    // A datagram in or out costs its own channel a poll or two (the one
+    // that writes, and the one that finds nothing more), plus a poll per
+    // timer: a small number whatever the channel count. Polling every
+    // channel per input would make it grow to about 48 with 48 peers.
+    assert!(few < 3.0, "{few} polls per datagram with 4 peers");
+    assert!(many < 3.0, "{many} polls per datagram with 48 peers");
+    assert!(
+        many < 1.5 * few,
+        "{many} polls per datagram with 48 peers vs {few} with 4"
+    );
+}
