@@ -102,9 +102,19 @@ pub struct SwarmSpec {
     /// among those present, as a tracker would; PEX finds the rest.
     #[serde(default = "default_tracker_peers")]
     pub tracker_peers: usize,
-    /// Most channels a peer keeps in the swarm.
+    /// Most channels a peer keeps in the swarm; it opens channels to peers
+    /// learned through PEX only up to half of it, leaving the rest for
+    /// peers that connect to it.
     #[serde(default)]
     pub max_peers: Option<usize>,
+    /// How often a leecher with fewer channels than `tracker_peers` asks
+    /// the tracker again (a newcomer refused by full peers is not stranded).
+    #[serde(default = "default_reannounce")]
+    pub reannounce: Dur,
+}
+
+fn default_reannounce() -> Dur {
+    Dur(std::time::Duration::from_secs(15))
 }
 
 impl Default for SwarmSpec {
@@ -112,6 +122,7 @@ impl Default for SwarmSpec {
         SwarmSpec {
             tracker_peers: default_tracker_peers(),
             max_peers: None,
+            reannounce: default_reannounce(),
         }
     }
 }

@@ -39,6 +39,8 @@ use trace::{Kind, Trace};
 enum Control {
     Join(u32),
     Leave(u32),
+    /// A leecher's periodic look at whether it needs the tracker again.
+    Announce(u32),
     Sample,
 }
 
@@ -488,6 +490,7 @@ impl Simulation {
         match c {
             Control::Join(i) => self.join(i),
             Control::Leave(i) => self.leave(i),
+            Control::Announce(i) => self.announce(i),
             Control::Sample => {
                 self.sample();
                 let every = self
@@ -516,6 +519,7 @@ impl Simulation {
         }
         if let Some(m) = self.scenario.swarm.max_peers {
             c.max_peers_per_swarm = m;
+            c.pex_connect_limit = m.div_ceil(2);
         }
         c
     }
@@ -542,29 +546,8 @@ impl Simulation {
             }
         };
         let swarm = ep.add_swarm(now, setup);
-        // Who a tracker would name: every seeder present, and a few others
-        // at random.
-        let seeders: Vec<u32> = self
-            .present
-            .iter()
-            .copied()
-            .filter(|&j| self.peers[j as usize].plan.role == Role::Seeder)
-            .collect();
-        let others: Vec<u32> = self
-            .present
-            .iter()
-            .copied()
-            .filter(|&j| self.peers[j as usize].plan.role == Role::Leecher)
-            .collect();
-        let want = self.scenario.swarm.tracker_peers.min(others.len());
-        let mut chosen = seeders;
-        let mut pool = others;
-        for _ in 0..want {
-            let k = self.churn.random_range(0..pool.len());
-            chosen.push(pool.swap_remove(k));
-        }
         if let Some(s) = swarm {
-            for j in chosen {
+            for j in self.tracker_answer(i) {
                 ep.connect(now, s, addr_of(HostId(j)));
             }
         }
@@ -578,9 +561,54 @@ impl Simulation {
         if let Leave::After(life) = peer.plan.leave {
             self.control(now + life, Control::Leave(i));
         }
+        if role == Role::Leecher {
+            self.control(now + self.scenario.swarm.reannounce.0, Control::Announce(i));
+        }
         self.present.push(i);
         self.trace.record(Kind::Join, now.as_micros(), i, 0, 0);
         self.flush(i);
+    }
+
+    /// Who a tracker names to peer `i`: every seeder present, and
+    /// `tracker_peers` leechers at random.
+    fn tracker_answer(&mut self, i: u32) -> Vec<u32> {
+        let role = |j: u32| self.peers[j as usize].plan.role;
+        let mut chosen: Vec<u32> = Vec::new();
+        let mut pool: Vec<u32> = Vec::new();
+        for &j in self.present.iter().filter(|&&j| j != i) {
+            match role(j) {
+                Role::Seeder => chosen.push(j),
+                Role::Leecher => pool.push(j),
+                Role::Host => {}
+            }
+        }
+        for _ in 0..self.scenario.swarm.tracker_peers.min(pool.len()) {
+            let k = self.churn.random_range(0..pool.len());
+            chosen.push(pool.swap_remove(k));
+        }
+        chosen
+    }
+
+    /// A leecher still downloading with fewer channels than the tracker
+    /// names asks the tracker again.
+    fn announce(&mut self, i: u32) {
+        let now = self.now;
+        let p = &self.peers[i as usize];
+        let (Some(ep), Some(s)) = (p.endpoint.as_ref(), p.swarm) else {
+            return;
+        };
+        if p.completed.is_some() {
+            return;
+        }
+        if ep.channel_count() < self.scenario.swarm.tracker_peers {
+            for j in self.tracker_answer(i) {
+                if let Some(ep) = self.peers[i as usize].endpoint.as_mut() {
+                    ep.connect(now, s, addr_of(HostId(j)));
+                }
+            }
+            self.flush(i);
+        }
+        self.control(now + self.scenario.swarm.reannounce.0, Control::Announce(i));
     }
 
     fn leave(&mut self, i: u32) {

@@ -23,6 +23,10 @@ pub struct RunArgs {
     /// Run twice and fail if the trace hash or any CSV differs.
     #[arg(long)]
     pub check_determinism: bool,
+    /// Override a scenario key, e.g. `--set peers.home.count=200`
+    /// (repeatable; the same dotted keys as `lab sweep`).
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub set: Vec<String>,
     /// Print only the summary line (for sweeps).
     #[arg(long, hide = true)]
     pub quiet: bool,
@@ -97,7 +101,13 @@ fn print_table(o: &Outcome, out: Option<&Path>) {
 
 /// Runs `ppspp lab run`.
 pub fn run(a: &RunArgs) -> anyhow::Result<()> {
-    let (text, file) = load(a.scenario.as_deref())?;
+    let (mut text, file) = load(a.scenario.as_deref())?;
+    for kv in &a.set {
+        let (key, value) = kv
+            .split_once('=')
+            .with_context(|| format!("--set {kv}: expected KEY=VALUE"))?;
+        text = ppspp_lab::sweep::apply(&text, key, value).map_err(anyhow::Error::msg)?;
+    }
     let scenario = ppspp_lab::scenario::parse(&text, &file)?;
     let seed = a.seed.unwrap_or(scenario.seed);
     let out = a
