@@ -117,6 +117,43 @@ pub struct Ledbat {
     rtt: RttEstimator,
     /// When the window was last cut for a loss or timeout.
     last_cut: Option<Instant>,
+    /// The largest flight reported in the current and the previous period of
+    /// one round trip, for the ALLOWED_INCREASE cap (see `on_ack`).
+    flight_peak: FlightPeak,
+}
+
+/// The largest flight over roughly the last round trip: the maximum over
+/// the current period of one smoothed RTT and the one before it.
+#[derive(Clone, Copy, Debug, Default)]
+struct FlightPeak {
+    start: Option<Instant>,
+    current: u64,
+    previous: u64,
+}
+
+impl FlightPeak {
+    /// Records `flight` at `now`; returns the peak over the last one to two
+    /// periods of `period`.
+    fn update(&mut self, now: Instant, flight: u64, period: Duration) -> u64 {
+        match self.start {
+            Some(start) if now.saturating_since(start) < period => {
+                self.current = self.current.max(flight);
+            }
+            Some(start) if now.saturating_since(start) < period * 2 => {
+                self.previous = self.current;
+                self.current = flight;
+                self.start = Some(now);
+            }
+            // The first sample, or a gap of two periods or more: older
+            // peaks say nothing about the last round trip.
+            _ => {
+                self.previous = 0;
+                self.current = flight;
+                self.start = Some(now);
+            }
+        }
+        self.current.max(self.previous)
+    }
 }
 
 /// How long "one round trip" lasts before any RTT sample, for the
@@ -145,6 +182,7 @@ impl Ledbat {
             in_slow_start: config.slow_start,
             rtt: RttEstimator::default(),
             last_cut: None,
+            flight_peak: FlightPeak::default(),
             mss,
             config,
         }
@@ -245,7 +283,21 @@ impl CongestionController for Ledbat {
         // collapsing cap would pin both windows near a few MSS. Delay above
         // target still shrinks the window through `grow`, and never below
         // MIN_CWND.
-        let allowed = ack.flight as f64 + self.config.allowed_increase as f64 * self.mss;
+        //
+        // "The flight" is the largest flight of the last round trip, not the
+        // one at this ACK (RFC 7661's pipeACK and the maxFS of
+        // draft-ietf-ccwg-ratelimited-increase measure the tested window
+        // over time the same way): a window-limited flight dips within every round trip —
+        // the receiver's request window refills in batches, ACKs and paced
+        // bursts arrive in clumps — and a cap on the flight at each ACK
+        // let the window grow only on the few ACKs that came at a peak,
+        // slowing LEDBAT's growth many times over (measured in the lab's
+        // ledbat-vs-tcp scenario: the queue stalled at 55 ms of a 100 ms
+        // target, and the window came back after TCP at 2 MSS per second
+        // instead of one per round trip).
+        let period = self.rtt.srtt().unwrap_or(RTT_BEFORE_SAMPLES);
+        let tested = self.flight_peak.update(now, ack.flight, period);
+        let allowed = tested as f64 + self.config.allowed_increase as f64 * self.mss;
         if self.cwnd > before {
             self.cwnd = self.cwnd.min(allowed.max(before));
         }

@@ -167,39 +167,36 @@ fn at_target_the_window_holds_and_above_it_shrinks() {
     assert!((0.47..=0.52).contains(&shrink), "shrank {shrink} MSS");
 }
 
+/// An ACK of one MSS at the base delay with `flight` bytes in flight.
+fn ack_with_flight(cc: &mut Ledbat, now: Instant, flight: u64) {
+    cc.on_ack(
+        now,
+        &AckSample {
+            bytes: MSS,
+            one_way_delay: Some(BASE),
+            rtt: Some(RTT),
+            flight,
+        },
+    );
+}
+
 #[test]
 fn window_is_capped_at_flight_plus_allowed_increase() {
-    // A sender not filling its window (flight 10 MSS of 40) does not grow
-    // it; unlike RFC 6817's pseudocode the cap does not shrink it either.
+    // A sender not filling its window (flight 10 MSS of 40 for more than a
+    // round trip) does not grow it; unlike RFC 6817's pseudocode the cap
+    // does not shrink it either.
     let mut cc = with_window(no_slow_start(), 40.0);
-    settle(&mut cc, at(0), BASE);
-    let ack = AckSample {
-        bytes: MSS,
-        one_way_delay: Some(BASE),
-        rtt: Some(RTT),
-        flight: 10 * MSS,
-    };
-    cc.on_ack(at(1), &ack);
+    for i in 0..4 {
+        ack_with_flight(&mut cc, at(i * RTT_US), 10 * MSS);
+    }
     assert_eq!(cc.window(), 40 * MSS);
     // A full window grows, but never past flight + 1 MSS, in slow start too.
     let mut ss = with_window(LedbatConfig::default(), 10.0);
-    ss.on_ack(
-        at(1),
-        &AckSample {
-            flight: 10 * MSS,
-            ..ack
-        },
-    );
+    ack_with_flight(&mut ss, at(1), 10 * MSS);
     assert_eq!(ss.window(), 11 * MSS);
     assert!(ss.in_slow_start());
     let mut half = with_window(LedbatConfig::default(), 10.0);
-    half.on_ack(
-        at(1),
-        &AckSample {
-            flight: 5 * MSS,
-            ..ack
-        },
-    );
+    ack_with_flight(&mut half, at(1), 5 * MSS);
     assert_eq!(half.window(), 10 * MSS);
     // ALLOWED_INCREASE = 3: slow start may run 3 MSS past the flight.
     let config = LedbatConfig {
@@ -208,15 +205,45 @@ fn window_is_capped_at_flight_plus_allowed_increase() {
     };
     let mut wide = with_window(config, 10.0);
     for _ in 0..5 {
-        wide.on_ack(
-            at(1),
-            &AckSample {
-                flight: 10 * MSS,
-                ..ack
-            },
-        );
+        ack_with_flight(&mut wide, at(1), 10 * MSS);
     }
     assert_eq!(wide.window(), 13 * MSS);
+}
+
+#[test]
+fn the_cap_counts_the_largest_flight_of_the_last_round_trip() {
+    // A window-limited flight that dips between refills (a receiver that
+    // requests in batches, ACKs in clumps) still grows one MSS per round
+    // trip at zero queuing delay: the window was tested when the flight
+    // peaked earlier in the round trip.
+    let mut cc = with_window(no_slow_start(), 40.0);
+    let mut t = 0;
+    for _ in 0..10 {
+        let n = (cc.window() / MSS).max(1);
+        for i in 0..n {
+            // Full at the first ACK of the round, then draining by one MSS
+            // per ACK until the next batch.
+            let flight = cc.window().saturating_sub((i % 16) * MSS);
+            ack_with_flight(&mut cc, at(t + i * RTT_US / n), flight);
+        }
+        t += RTT_US;
+    }
+    let grown = segments(&cc) - 40.0;
+    assert!(
+        (9.0..=10.5).contains(&grown),
+        "grew {grown} MSS in 10 round trips"
+    );
+    // Once the flight stays low for two round trips, growth stops again.
+    let before = cc.window();
+    for i in 0..8 {
+        ack_with_flight(&mut cc, at(t + i * RTT_US / 2), 10 * MSS);
+    }
+    let stalled = cc.window();
+    assert!(stalled - before < MSS, "grew {} bytes", stalled - before);
+    for i in 8..16 {
+        ack_with_flight(&mut cc, at(t + i * RTT_US / 2), 10 * MSS);
+    }
+    assert_eq!(cc.window(), stalled);
 }
 
 #[test]
@@ -231,9 +258,10 @@ fn window_never_drops_below_min_cwnd() {
         ack_full(&mut cc, at(3 + i), BASE + 10_000_000);
         assert_eq!(cc.window(), 2 * MSS);
     }
-    // Nothing in flight: the cap says 1 MSS, the floor 2.
+    // Nothing in flight (for longer than a round trip, so that the full
+    // flights above no longer count): the cap says 1 MSS, the floor 2.
     cc.on_ack(
-        at(200),
+        at(1_000_000),
         &AckSample {
             bytes: MSS,
             one_way_delay: Some(BASE),
