@@ -98,6 +98,15 @@ fn check_dense(map: &Binmap, bits: &[bool], ranges: &[(u64, u64)]) {
             Some(ChunkIndex(empty))
         );
     }
+    // Whole 64-chunk words, past the bitset too (empty there).
+    for w in 0..UNIVERSE.div_ceil(64) + 2 {
+        let want = (0..64u64).fold(0u64, |m, i| {
+            let c = (w * 64 + i) as usize;
+            m | (u64::from(bits.get(c).copied().unwrap_or(false)) << i)
+        });
+        assert_eq!(map.word(w), want, "word {w}");
+    }
+    assert_eq!(map.word(u64::MAX), 0);
     for &(lo, hi) in ranges {
         let slice = &bits[lo as usize..=hi as usize];
         let range = r(lo, hi);

@@ -10,7 +10,7 @@
 //! `find_complement` works the same way), instead of walking chunks.
 
 use super::runs::{RunKind, Runs};
-use super::{is_uniform, span, word_mask, Binmap, EMPTY, FULL, WORD_HEIGHT};
+use super::{is_uniform, span, word_mask, Binmap, EMPTY, FULL, MAX_HEIGHT, WORD_HEIGHT};
 use crate::bin::Bin;
 use crate::chunk::{ChunkIndex, ChunkRange, MAX_CHUNK_INDEX};
 
@@ -138,6 +138,28 @@ impl Binmap {
             r = self.cells[(r - 1) as usize][half as usize];
             k -= 1;
         }
+    }
+
+    /// Chunks `64·w ..= 64·w + 63` as a bitmask (bit `i` for chunk
+    /// `64·w + i`): one descent to the bitmap word, for callers that combine
+    /// several binmaps a word at a time (the pickers' candidate sets).
+    pub fn word(&self, w: u64) -> u64 {
+        if w >= span(MAX_HEIGHT - WORD_HEIGHT) {
+            return EMPTY;
+        }
+        let c = w << WORD_HEIGHT;
+        if c >= span(self.height) {
+            return EMPTY;
+        }
+        let (mut r, mut k) = (self.root, self.height);
+        // A uniform reference above the words is all-empty or all-full,
+        // the same bits as the word it stands for.
+        while !is_uniform(r) && k > WORD_HEIGHT {
+            let half = (c >> (k - 1)) & 1;
+            r = self.cells[(r - 1) as usize][half as usize];
+            k -= 1;
+        }
+        r
     }
 
     /// Whether every chunk of `range` is filled.

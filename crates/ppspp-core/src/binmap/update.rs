@@ -16,6 +16,10 @@ impl Binmap {
     /// Marks every chunk of `range` as filled.
     pub fn set(&mut self, range: ChunkRange) {
         let (lo, hi) = (range.first().0, range.last().0);
+        if lo == hi {
+            // One chunk (most HAVEs and ACKs): the iterative path.
+            return self.set_chunk(range.first());
+        }
         self.grow_to_cover(hi);
         self.root = self.assign(self.root, self.height, 0, lo, hi, FULL);
         self.normalize_root();
@@ -23,6 +27,9 @@ impl Binmap {
 
     /// Marks every chunk of `range` as empty.
     pub fn clear(&mut self, range: ChunkRange) {
+        if range.len() == 1 {
+            return self.clear_chunk(range.first());
+        }
         let top = span(self.height) - 1;
         let (lo, hi) = (range.first().0, range.last().0.min(top));
         if lo > hi {

@@ -94,22 +94,18 @@ impl<'a> Candidates<'a> {
     /// The set's chunks within `lo ..= hi`, which lie in one aligned 64-chunk
     /// word, as a bitmask (bit `i` for chunk `lo − lo % 64 + i`).
     pub(crate) fn word_mask(&self, lo: u64, hi: u64) -> u64 {
-        let base = lo - lo % 64;
-        debug_assert!(hi < base + 64);
-        let Some(range) = ChunkRange::new(lo, hi) else {
+        debug_assert!(lo <= hi && hi < lo - lo % 64 + 64);
+        if lo > hi {
             return 0;
-        };
-        let mask_of = |runs| runs_mask(runs, base);
-        let mut mask = mask_of(self.lead.difference_runs_in(self.lead_minus, range));
-        if let Some(w) = self.within {
-            if mask != 0 {
-                mask &= mask_of(w.filled_runs_in(range));
-            }
+        }
+        let w = lo / 64;
+        let bits = (u64::MAX >> (63 - hi % 64)) & (u64::MAX << (lo % 64));
+        let mut mask = bits & self.lead.word(w) & !self.lead_minus.word(w);
+        if let Some(within) = self.within {
+            mask &= within.word(w);
         }
         for e in self.not_in {
-            if mask != 0 && !e.is_empty() {
-                mask &= !mask_of(e.filled_runs_in(range));
-            }
+            mask &= !e.word(w);
         }
         mask
     }
@@ -194,15 +190,6 @@ impl<'a> Candidates<'a> {
         }
         taken
     }
-}
-
-/// The chunks of `runs`, which lie in chunks `base .. base + 64`, as a
-/// bitmask (bit `i` for chunk `base + i`).
-pub(crate) fn runs_mask(runs: crate::binmap::Runs<'_>, base: u64) -> u64 {
-    runs.fold(0u64, |m, run| {
-        let (a, b) = (run.first().0 - base, run.last().0 - base);
-        m | ((u64::MAX >> (63 - b)) & (u64::MAX << a))
-    })
 }
 
 /// One past the last chunk worth considering: the content's chunk count

@@ -47,7 +47,7 @@ use std::collections::BinaryHeap;
 use rand::{Rng, RngExt};
 
 use super::block_minima::{BlockMinima, BLOCK};
-use super::candidates::{domain_end, runs_mask, Candidates};
+use super::candidates::{domain_end, Candidates};
 use super::{PickView, Picker};
 use crate::binmap::Binmap;
 use crate::chunk::{ChunkIndex, ChunkRange, MAX_CHUNK_INDEX};
@@ -344,9 +344,7 @@ impl RarestFirst {
     fn refresh(&mut self, s: &Search<'_, '_>, slot: usize) -> bool {
         let e = &mut self.evals[slot];
         if !self.picked.is_empty() {
-            let hi = (e.base + (BLOCK - 1)).min(s.tree_end - 1);
-            let range = ChunkRange::new(e.base, hi).expect("an evaluated block is non-empty");
-            let taken = runs_mask(self.picked.filled_runs_in(range), e.base);
+            let taken = self.picked.word(e.base / BLOCK);
             e.fresh &= !taken;
             e.ties &= !taken;
         }

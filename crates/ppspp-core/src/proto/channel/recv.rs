@@ -179,10 +179,17 @@ impl Channel {
 
     /// The peer has the chunks of `range` (HAVE, or implied by ACK).
     pub(crate) fn on_remote_has(&mut self, swarm: &mut Swarm, range: ChunkRange) {
-        if self.remote_complete || self.remote_has.is_filled(range) {
+        // Most HAVEs name one chunk: one lookup tells filled from empty.
+        let single = range.len() == 1;
+        let known = if single {
+            self.remote_has.contains(range.first())
+        } else {
+            self.remote_has.is_filled(range)
+        };
+        if self.remote_complete || known {
             return;
         }
-        if !self.remote_has.is_empty_range(range) {
+        if !single && !self.remote_has.is_empty_range(range) {
             let mut fresh = Binmap::new();
             fresh.set(range);
             let runs: Vec<ChunkRange> = fresh.difference_runs(&self.remote_has).collect();
