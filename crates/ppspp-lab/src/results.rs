@@ -1,5 +1,6 @@
 //! A run's results folder: the scenario as run, `peers.csv`, `links.csv`
-//! (queue-occupancy samples of the recorded links), `link_stats.csv`
+//! (queue-occupancy samples of the recorded links), `waits.csv` (per-packet
+//! queueing delays of traced flows), `link_stats.csv`
 //! (counters of every link), `progress.csv`, `flows.csv` (cross traffic),
 //! `rates.csv` (bytes per flow over time) and `summary.json`.
 
@@ -137,6 +138,25 @@ pub fn links_csv(sim: &Simulation) -> String {
     s
 }
 
+/// `waits.csv`: the queueing delay of every packet of each traced flow at
+/// its link (`record.waits`), in order of arrival at the link.
+pub fn waits_csv(sim: &Simulation) -> String {
+    let net = sim.network();
+    let mut s = String::from("link,name,flow,t_s,wait_ms\n");
+    for (id, name, flow) in sim.traced() {
+        for w in net.link(*id).flow_waits().unwrap_or_default() {
+            let _ = writeln!(
+                s,
+                "{},{name},{flow},{:.6},{:.3}",
+                id.0,
+                w.at_us as f64 / 1e6,
+                w.wait_us as f64 / 1e3
+            );
+        }
+    }
+    s
+}
+
 /// `link_stats.csv`: the counters of every link.
 pub fn link_stats_csv(sim: &Simulation) -> String {
     let net = sim.network();
@@ -266,6 +286,7 @@ pub fn write(
     fs::write(dir.join("scenario.toml"), header + scenario_text)?;
     fs::write(dir.join("peers.csv"), peers_csv(peers))?;
     fs::write(dir.join("links.csv"), links_csv(sim))?;
+    fs::write(dir.join("waits.csv"), waits_csv(sim))?;
     fs::write(dir.join("link_stats.csv"), link_stats_csv(sim))?;
     fs::write(dir.join("progress.csv"), progress_csv(sim))?;
     fs::write(dir.join("flows.csv"), flows_csv(sim))?;

@@ -58,6 +58,7 @@ pub fn run(
         ("peers.csv", results::peers_csv(&peers)),
         ("progress.csv", results::progress_csv(&sim)),
         ("links.csv", results::links_csv(&sim)),
+        ("waits.csv", results::waits_csv(&sim)),
         ("link_stats.csv", results::link_stats_csv(&sim)),
         ("flows.csv", results::flows_csv(&sim)),
         ("rates.csv", results::rates_csv(&sim)),

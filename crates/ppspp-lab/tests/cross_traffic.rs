@@ -73,3 +73,69 @@ fn bad_flows_are_refused() {
     .unwrap_err();
     assert!(e.message.contains("to itself"), "{e}");
 }
+
+#[test]
+fn traced_flow_waits_match_the_queue() {
+    // Two 800 kbit/s flows share video[0]'s 1 Mbit/s uplink (200 ms queue):
+    // the queue fills, so flow0's packets wait from 0 up to the limit.
+    // Alone, flow0 never waits.
+    let cbr = |start: &str| {
+        format!(
+            "[[flows]]\nkind = \"cbr\"\nfrom = \"video[0]\"\nto = \"video[1]\"\n\
+             rate = \"800kbit/s\"\npacket_size = 1000\nstart = \"{start}\"\nstop = \"12s\"\n"
+        )
+    };
+    let trace = "\n[[record.waits]]\nlink = \"video[0].up\"\nflow = \"flow0\"\n";
+    let waits = |text: &str| -> Vec<f64> {
+        let o = run(text, "x", None, None, |_| {}).unwrap();
+        let csv = &o.csv.iter().find(|c| c.0 == "waits.csv").unwrap().1;
+        csv.lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                assert_eq!(&f[1..3], &["video[0].up", "flow0"]);
+                f[4].parse().unwrap()
+            })
+            .collect()
+    };
+    let alone = waits(&(with_hosts(&cbr("2s")) + trace));
+    assert_eq!(alone.len(), 1000);
+    assert!(alone.iter().all(|&w| w == 0.0), "{alone:?}");
+    let shared = waits(&(with_hosts(&(cbr("2s") + &cbr("2.005s"))) + trace));
+    // Packets dropped at the full queue never wait: fewer than 1000 rows.
+    assert!((500..1000).contains(&shared.len()), "{}", shared.len());
+    assert_eq!(shared[0], 0.0);
+    let max = shared.iter().cloned().fold(0.0, f64::max);
+    // A packet waits at most a full queue: 200 ms at 1 Mbit/s.
+    assert!((180.0..=200.0).contains(&max), "max wait {max} ms");
+}
+
+#[test]
+fn bad_traces_are_refused() {
+    let base = with_hosts(
+        "[[flows]]\nkind = \"cbr\"\nfrom = \"video[0]\"\nto = \"video[1]\"\nrate = 1000\n",
+    );
+    for (trace, says) in [
+        ("link = \"video[3].up\"\nflow = \"flow0\"", "names no link"),
+        (
+            "link = \"video[0].sideways\"\nflow = \"flow0\"",
+            "names no link",
+        ),
+        ("link = \"video[0].up\"\nflow = \"flow1\"", "names no flow"),
+        (
+            "link = \"video[0].up\"\nflow = \"ppspp:nobody\"",
+            "names no flow",
+        ),
+    ] {
+        let text = format!("{base}\n[[record.waits]]\n{trace}\n");
+        let e = parse(&text, "f.toml").unwrap_err();
+        assert!(e.message.contains(says), "{trace}: {e}");
+        assert!(e.line.is_some(), "{trace}: no line");
+    }
+    let twice = format!(
+        "{base}\n[[record.waits]]\nlink = \"video[0].up\"\nflow = \"flow0\"\n\
+         [[record.waits]]\nlink = \"video[0].up\"\nflow = \"ppspp:seeder\"\n"
+    );
+    let e = parse(&twice, "f.toml").unwrap_err();
+    assert!(e.message.contains("already traces"), "{e}");
+}

@@ -38,6 +38,7 @@ fn run_writes_the_results_folder_and_checks_determinism() {
         "scenario.toml",
         "peers.csv",
         "links.csv",
+        "waits.csv",
         "link_stats.csv",
         "progress.csv",
         "flows.csv",
@@ -60,6 +61,34 @@ fn run_writes_the_results_folder_and_checks_determinism() {
     // The recorded seeder uplink has occupancy samples.
     let links = std::fs::read_to_string(out.join("links.csv")).unwrap();
     assert!(links.lines().count() > 100);
+}
+
+#[test]
+fn run_takes_overrides() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("small.toml");
+    std::fs::write(&scenario, SMALL).unwrap();
+    let out = dir.path().join("out");
+    let o = ppspp(&[
+        "lab",
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+        "--set",
+        "peers.leechers.count=2",
+        "--set",
+        "peers.leechers.arrival.times=[\"1s\", \"2s\"]",
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(stdout.contains("(2 leechers, 2 completed)"), "{stdout}");
+    // The scenario as run carries the overrides.
+    let run = std::fs::read_to_string(out.join("scenario.toml")).unwrap();
+    assert!(run.contains("count = 2"), "{run}");
+    let bad = ppspp(&["lab", "run", scenario.to_str().unwrap(), "--set", "nokey"]);
+    assert!(!bad.status.success());
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("KEY=VALUE"));
 }
 
 #[test]

@@ -13,6 +13,7 @@ pub use spec::{
 };
 pub use value::{Bitrate, Bytes, Dur, Probability, Queue};
 
+use std::collections::BTreeSet;
 use std::fmt;
 use std::ops::Range;
 
@@ -206,22 +207,64 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
         }
     }
     for q in &s.record.queues {
-        let ok = match q.rsplit_once('.') {
-            Some((who, "up" | "down")) => match who.strip_prefix("site:") {
-                Some(site) => s.sites.contains_key(site),
-                None => names.contains(who),
-            },
-            _ => false,
-        };
-        if !ok {
+        if !link_ref_ok(s, q) {
             return Err(err(
                 None,
                 format!("record.queues: '{q}' names no link"),
-                "\"GROUP.up\", \"GROUP.down\" (a peer group's first peer) or \"site:NAME.up\"",
+                LINK_HINT,
             ));
         }
     }
+    let mut traced = BTreeSet::new();
+    for w in &s.record.waits {
+        let spec = w.get_ref();
+        let problem = if !link_ref_ok(s, &spec.link) {
+            Some((
+                format!("record.waits: '{}' names no link", spec.link),
+                LINK_HINT,
+            ))
+        } else if !flow_ref_ok(s, &spec.flow) {
+            Some((
+                format!("record.waits: '{}' names no flow", spec.flow),
+                "\"flowN\" (the N-th [[flows]], from 0) or \"ppspp:GROUP[i]\"",
+            ))
+        } else if !traced.insert(spec.link.as_str()) {
+            Some((
+                format!("record.waits: link '{}' already traces a flow", spec.link),
+                "one traced flow per link",
+            ))
+        } else {
+            None
+        };
+        if let Some((m, h)) = problem {
+            return Err(err(Some(w.span()), m, h));
+        }
+    }
     Ok(())
+}
+
+const LINK_HINT: &str =
+    "\"GROUP.up\", \"GROUP[i].down\" (a peer's access link; GROUP is its first) or \"site:NAME.up\"";
+
+/// Whether `r` names a link: `"HOST.up|down"` or `"site:NAME.up|down"`.
+fn link_ref_ok(s: &Scenario, r: &str) -> bool {
+    match r.rsplit_once('.') {
+        Some((who, "up" | "down")) => match who.strip_prefix("site:") {
+            Some(site) => s.sites.contains_key(site),
+            None => host_ref(s, who).is_some(),
+        },
+        _ => false,
+    }
+}
+
+/// Whether `r` names a flow: `"flowN"` or `"ppspp:HOST"`.
+fn flow_ref_ok(s: &Scenario, r: &str) -> bool {
+    if let Some(host) = r.strip_prefix("ppspp:") {
+        return host_ref(s, host).is_some();
+    }
+    r.strip_prefix("flow")
+        .and_then(|n| n.parse::<usize>().ok())
+        .is_some_and(|n| n < s.flows.len())
 }
 
 type Problem = (String, &'static str);

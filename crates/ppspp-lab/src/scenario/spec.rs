@@ -381,6 +381,22 @@ pub struct Record {
     /// Swarm progress sampling interval.
     #[serde(default = "default_interval")]
     pub interval: Dur,
+    /// Flows whose every packet's queueing delay is kept at one link (in
+    /// `waits.csv`); one flow per link.
+    #[serde(default)]
+    pub waits: Vec<Spanned<WaitSpec>>,
+}
+
+/// One flow's per-packet queueing delays at one link.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WaitSpec {
+    /// The link, as in `record.queues`: `"GROUP[i].up"`, `"GROUP.down"`,
+    /// `"site:NAME.up"`.
+    pub link: String,
+    /// The flow: `"flowN"` (the N-th `[[flows]]`, from 0) or
+    /// `"ppspp:GROUP[i]"` (that peer's PPSPP datagrams).
+    pub flow: String,
 }
 
 impl Default for Record {
@@ -389,6 +405,7 @@ impl Default for Record {
             queues: Vec::new(),
             rates: Vec::new(),
             interval: default_interval(),
+            waits: Vec::new(),
         }
     }
 }

@@ -25,7 +25,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use rand::RngExt;
 
 use crate::content::SyntheticContent;
-use crate::net::Network;
+use crate::net::{LinkId, Network};
 use crate::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
 use crate::rng::{derive, rng, Stream};
 use crate::scenario::{host_ref, Role, Scenario};
@@ -103,6 +103,8 @@ pub struct Simulation {
     spare: Vec<Vec<u8>>,
     /// Timer firings at the current instant, to break a livelock.
     same_instant: u32,
+    /// Links with a traced flow (`record.waits`).
+    traced: Vec<(LinkId, String, String)>,
 }
 
 /// A peer's results.
@@ -169,6 +171,7 @@ impl Simulation {
             buf: vec![0u8; 65_536],
             spare: Vec::new(),
             same_instant: 0,
+            traced: Vec::new(),
             scenario,
         };
         for (i, plan) in plans.into_iter().enumerate() {
@@ -185,29 +188,45 @@ impl Simulation {
 
     fn setup_records(&mut self) {
         for q in self.scenario.record.queues.clone() {
-            let Some((who, dir)) = q.rsplit_once('.') else {
-                continue;
-            };
-            let pair = match who.strip_prefix("site:") {
-                Some(site) => {
-                    let idx = self.scenario.sites.keys().position(|k| k == site);
-                    idx.and_then(|i| self.net.site_links(crate::net::SiteId(i as u32)))
-                }
-                None => {
-                    let g = self
-                        .scenario
-                        .peers
-                        .iter()
-                        .position(|p| p.get_ref().name == who);
-                    let first = g.and_then(|g| self.peers.iter().position(|p| p.plan.group == g));
-                    first.and_then(|i| self.net.access_links(HostId(i as u32)))
-                }
-            };
-            if let Some((up, down)) = pair {
-                let id = if dir == "up" { up } else { down };
+            if let Some(id) = self.link_named(&q) {
                 self.net.link_mut(id).record_samples();
             }
         }
+        for w in self.scenario.record.waits.clone() {
+            let w = w.get_ref();
+            let flow = match w.flow.strip_prefix("ppspp:") {
+                Some(host) => self.host_named(host).map(|h| FlowId(h.0)),
+                None => w
+                    .flow
+                    .strip_prefix("flow")
+                    .and_then(|n| n.parse::<u32>().ok())
+                    .map(|n| FlowId(CROSS_FLOW_BASE + n)),
+            };
+            if let (Some(id), Some(flow)) = (self.link_named(&w.link), flow) {
+                self.net.link_mut(id).trace_flow(flow);
+                self.traced.push((id, w.link.clone(), w.flow.clone()));
+            }
+        }
+    }
+
+    /// The link a `"HOST.up"`, `"HOST.down"` or `"site:NAME.up"` reference
+    /// names (HOST as in `host_named`).
+    fn link_named(&self, r: &str) -> Option<LinkId> {
+        let (who, dir) = r.rsplit_once('.')?;
+        let (up, down) = match who.strip_prefix("site:") {
+            Some(site) => {
+                let i = self.scenario.sites.keys().position(|k| k == site)?;
+                self.net.site_links(crate::net::SiteId(i as u32))?
+            }
+            None => self.net.access_links(self.host_named(who)?)?,
+        };
+        Some(if dir == "up" { up } else { down })
+    }
+
+    /// The links whose flow is traced (`record.waits`): link, its name in
+    /// the scenario, and the flow's.
+    pub fn traced(&self) -> &[(LinkId, String, String)] {
+        &self.traced
     }
 
     /// The host a `"GROUP[i]"` reference names.
