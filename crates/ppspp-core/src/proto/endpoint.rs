@@ -846,6 +846,11 @@ impl Endpoint {
                 if ch.state == State::Established {
                     swarm.peers.remove(&ch.peer);
                 }
+                if ch.awaits_haves {
+                    // A swarm whose chunks never change (a seeder's) never
+                    // drains the list: keep it to live channels.
+                    swarm.have_waiters.retain(|w| *w != id);
+                }
                 ch.forget_availability(swarm);
             }
             self.release(ch.swarm, id, &runs);
