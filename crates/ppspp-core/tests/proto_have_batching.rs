@@ -10,14 +10,12 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use common::{addr, Net};
+use common::{addr, leecher_endpoint, seeder_endpoint, Net};
 use ppspp_core::merkle::MerkleTree;
-use ppspp_core::pick;
-use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmSetup};
-use ppspp_core::storage::MemoryStorage;
+use ppspp_core::proto::EndpointConfig;
 use ppspp_core::time::Instant;
 use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
-use ppspp_core::{Binmap, ChunkSize, HashFunction};
+use ppspp_core::{ChunkSize, HashFunction};
 
 const LEN: usize = 300 * 1024;
 
@@ -39,39 +37,9 @@ fn run(have_interval: Duration) -> (u64, u64, bool) {
         download_limit: Some(200 * 1024),
         ..EndpointConfig::default()
     };
-    let mut seeder = Endpoint::new(config.clone(), 1);
-    seeder.add_swarm(
-        Instant::ZERO,
-        SwarmSetup::seed(
-            tree.clone(),
-            Box::new(MemoryStorage::with_content(cs, bytes.clone())),
-            pick::by_name("sequential").unwrap(),
-        ),
-    );
-    let mut leecher = Endpoint::new(config.clone(), 2);
-    let lh = leecher
-        .add_swarm(
-            Instant::ZERO,
-            SwarmSetup::download_with_tree(
-                tree.clone(),
-                Binmap::new(),
-                Box::new(MemoryStorage::empty(cs)),
-                pick::by_name("sequential").unwrap(),
-            ),
-        )
-        .unwrap();
-    let mut observer = Endpoint::new(config, 3);
-    let oh = observer
-        .add_swarm(
-            Instant::ZERO,
-            SwarmSetup::download_with_tree(
-                tree.clone(),
-                Binmap::new(),
-                Box::new(MemoryStorage::empty(cs)),
-                pick::by_name("sequential").unwrap(),
-            ),
-        )
-        .unwrap();
+    let seeder = seeder_endpoint(config.clone(), 1, &tree, &bytes);
+    let (mut leecher, lh) = leecher_endpoint(config.clone(), 2, &tree, "sequential");
+    let (mut observer, oh) = leecher_endpoint(config, 3, &tree, "sequential");
     leecher.connect(Instant::ZERO, lh, addr(1));
     observer.connect(Instant::ZERO, oh, addr(2));
     let mut net = Net::new(Duration::from_millis(10));

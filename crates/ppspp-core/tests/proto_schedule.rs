@@ -8,13 +8,10 @@ mod common;
 use std::sync::Arc;
 use std::time::Duration;
 
-use common::{addr, Net};
+use common::{addr, leecher_endpoint, seeder_endpoint, Net};
 use ppspp_core::merkle::MerkleTree;
-use ppspp_core::pick;
-use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmSetup};
-use ppspp_core::storage::MemoryStorage;
-use ppspp_core::time::Instant;
-use ppspp_core::{Binmap, ChunkSize, HashFunction};
+use ppspp_core::proto::EndpointConfig;
+use ppspp_core::{ChunkSize, HashFunction};
 
 const LEN: usize = 64 * 1024;
 
@@ -31,30 +28,12 @@ fn run(n: u16, idle: Duration) -> (f64, bool) {
         ..EndpointConfig::default()
     };
     let mut net = Net::new(Duration::from_millis(20));
-    let mut seeder = Endpoint::new(config.clone(), 1);
-    seeder.add_swarm(
-        Instant::ZERO,
-        SwarmSetup::seed(
-            tree.clone(),
-            Box::new(MemoryStorage::with_content(cs, bytes.clone())),
-            pick::by_name("sequential").unwrap(),
-        ),
-    );
+    let seeder = seeder_endpoint(config.clone(), 1, &tree, &bytes);
     net.add(addr(1), seeder);
     let mut handles = Vec::new();
     for i in 0..n {
-        let mut ep = Endpoint::new(config.clone(), 100 + u64::from(i));
-        let h = ep
-            .add_swarm(
-                Instant::ZERO,
-                SwarmSetup::download_with_tree(
-                    tree.clone(),
-                    Binmap::new(),
-                    Box::new(MemoryStorage::empty(cs)),
-                    pick::by_name("rarest-first").unwrap(),
-                ),
-            )
-            .unwrap();
+        let (mut ep, h) =
+            leecher_endpoint(config.clone(), 100 + u64::from(i), &tree, "rarest-first");
         ep.connect(net.now, h, addr(1));
         net.add(addr(2 + i), ep);
         handles.push((addr(2 + i), h));

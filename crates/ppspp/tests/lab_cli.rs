@@ -12,11 +12,17 @@ fn ppspp(args: &[&str]) -> Output {
         .expect("run ppspp")
 }
 
-#[test]
-fn run_writes_the_results_folder_and_checks_determinism() {
+/// A temporary folder holding the small swarm's scenario file.
+fn small_scenario() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let scenario = dir.path().join("small.toml");
     std::fs::write(&scenario, SMALL).unwrap();
+    (dir, scenario)
+}
+
+#[test]
+fn run_writes_the_results_folder_and_checks_determinism() {
+    let (dir, scenario) = small_scenario();
     let out = dir.path().join("out");
     let o = ppspp(&[
         "lab",
@@ -65,9 +71,7 @@ fn run_writes_the_results_folder_and_checks_determinism() {
 
 #[test]
 fn run_takes_overrides() {
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = dir.path().join("small.toml");
-    std::fs::write(&scenario, SMALL).unwrap();
+    let (dir, scenario) = small_scenario();
     let out = dir.path().join("out");
     let o = ppspp(&[
         "lab",
@@ -115,9 +119,7 @@ fn scenario_errors_name_file_and_line() {
 
 #[test]
 fn sweep_runs_the_grid_and_writes_one_table() {
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = dir.path().join("small.toml");
-    std::fs::write(&scenario, SMALL).unwrap();
+    let (dir, scenario) = small_scenario();
     let out = dir.path().join("sweep");
     let o = ppspp(&[
         "lab",

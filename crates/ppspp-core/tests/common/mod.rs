@@ -169,3 +169,46 @@ impl Storage for Shared {
         self.0.lock().unwrap().set_content_len(len)
     }
 }
+
+/// An endpoint seeding `bytes`, whose tree is `tree`, picking with `picker`.
+pub fn seeder_endpoint(
+    config: ppspp_core::proto::EndpointConfig,
+    seed: u64,
+    tree: &std::sync::Arc<ppspp_core::merkle::MerkleTree>,
+    bytes: &[u8],
+) -> Endpoint {
+    let cs = tree.chunk_size();
+    let mut ep = Endpoint::new(config, seed);
+    ep.add_swarm(
+        Instant::ZERO,
+        ppspp_core::proto::SwarmSetup::seed(
+            tree.clone(),
+            Box::new(MemoryStorage::with_content(cs, bytes.to_vec())),
+            ppspp_core::pick::by_name("sequential").unwrap(),
+        ),
+    );
+    ep
+}
+
+/// An endpoint downloading the content of `tree` (known in advance, as the
+/// lab's peers know it) into memory with `picker`; returns it and its swarm.
+pub fn leecher_endpoint(
+    config: ppspp_core::proto::EndpointConfig,
+    seed: u64,
+    tree: &std::sync::Arc<ppspp_core::merkle::MerkleTree>,
+    picker: &str,
+) -> (Endpoint, ppspp_core::proto::SwarmHandle) {
+    let mut ep = Endpoint::new(config, seed);
+    let h = ep
+        .add_swarm(
+            Instant::ZERO,
+            ppspp_core::proto::SwarmSetup::download_with_tree(
+                tree.clone(),
+                ppspp_core::Binmap::new(),
+                Box::new(MemoryStorage::empty(tree.chunk_size())),
+                ppspp_core::pick::by_name(picker).unwrap(),
+            ),
+        )
+        .unwrap();
+    (ep, h)
+}
