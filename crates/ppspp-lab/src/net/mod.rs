@@ -4,11 +4,13 @@
 //!
 //! A host hangs off the network by an access link in each direction. Hosts
 //! may sit behind a site (an access router) whose shared uplink and
-//! downlink every packet leaving or entering the site crosses. Between
-//! the edges, a fixed core delay set per pair of host groups (a matrix) or
-//! per pair of hosts. A packet from A to B thus crosses
-//! `A.up → [site(A).up] → core delay → [site(B).down] → B.down`, the site
-//! links only when A and B are in different sites.
+//! downlink every packet leaving or entering the site crosses; a site may
+//! sit inside a larger one (an access router behind an ISP's aggregation
+//! router), up to [`MAX_SITE_DEPTH`] levels. Between the edges, a fixed
+//! core delay set per pair of host groups (a matrix) or per pair of hosts.
+//! A packet from A to B climbs A's sites up to the smallest one holding
+//! both (or to the core), then descends B's:
+//! `A.up → [site uplinks] → core delay → [site downlinks] → B.down`.
 
 mod link;
 mod loss;
@@ -46,13 +48,18 @@ struct Attachment {
 struct Site {
     up: LinkId,
     down: LinkId,
+    /// The site this one sits in, if any.
+    parent: Option<SiteId>,
 }
+
+/// How many sites deep a host may sit.
+pub const MAX_SITE_DEPTH: usize = 4;
 
 /// The links a packet crosses, and after which of them the core delay
 /// applies.
 #[derive(Clone, Copy, Debug)]
 struct Path {
-    links: [LinkId; 4],
+    links: [LinkId; 2 + 2 * MAX_SITE_DEPTH],
     len: u8,
     core_after: u8,
 }
@@ -130,8 +137,48 @@ impl Network {
     pub fn add_site(&mut self, up: LinkConfig, down: LinkConfig) -> SiteId {
         let up = self.add_link(up);
         let down = self.add_link(down);
-        self.sites.push(Site { up, down });
+        self.sites.push(Site {
+            up,
+            down,
+            parent: None,
+        });
         SiteId(self.sites.len() as u32 - 1)
+    }
+
+    /// Puts `site` inside `parent`. Refused (false) for unknown sites, or
+    /// when it would make a cycle or nest deeper than [`MAX_SITE_DEPTH`].
+    pub fn set_site_parent(&mut self, site: SiteId, parent: SiteId) -> bool {
+        let n = self.sites.len() as u32;
+        if site.0 >= n || parent.0 >= n {
+            return false;
+        }
+        let old = self.sites[site.0 as usize].parent.replace(parent);
+        let ok = self.ancestry(Some(site)).1.is_some()
+            && self
+                .sites
+                .iter()
+                .enumerate()
+                .all(|(i, _)| self.ancestry(Some(SiteId(i as u32))).1.is_some());
+        if !ok {
+            self.sites[site.0 as usize].parent = old;
+        }
+        ok
+    }
+
+    /// `site` and the sites around it, innermost first, and how many; the
+    /// count is `None` for a chain longer than [`MAX_SITE_DEPTH`] (or a
+    /// cycle).
+    fn ancestry(&self, site: Option<SiteId>) -> ([Option<SiteId>; MAX_SITE_DEPTH], Option<usize>) {
+        let mut chain = [None; MAX_SITE_DEPTH];
+        let mut at = site;
+        for (i, slot) in chain.iter_mut().enumerate() {
+            let Some(s) = at else {
+                return (chain, Some(i));
+            };
+            *slot = Some(s);
+            at = self.sites[s.0 as usize].parent;
+        }
+        (chain, at.is_none().then_some(MAX_SITE_DEPTH))
     }
 
     /// Adds a host with its access links, in delay group `group`, behind
@@ -217,15 +264,25 @@ impl Network {
 
     fn path(&self, src: HostId, dst: HostId) -> Path {
         let (a, b) = (self.hosts[src.0 as usize], self.hosts[dst.0 as usize]);
-        let mut links = [a.up; 4];
+        let (up, n_up) = self.ancestry(a.site);
+        let (down, n_down) = self.ancestry(b.site);
+        let (n_up, n_down) = (n_up.unwrap_or(0), n_down.unwrap_or(0));
+        // Climb A's sites until one also holds B; descend B's below it.
+        let shared = |s: Option<SiteId>| down[..n_down].contains(&s);
+        let climb = up[..n_up].iter().position(|s| shared(*s)).unwrap_or(n_up);
+        let meet = up.get(climb).copied().flatten();
+        let descend = down[..n_down]
+            .iter()
+            .position(|s| meet.is_some() && *s == meet)
+            .unwrap_or(n_down);
+        let mut links = [a.up; 2 + 2 * MAX_SITE_DEPTH];
         let mut len = 1;
-        let crosses = a.site != b.site;
-        if let (true, Some(s)) = (crosses, a.site) {
+        for s in up[..climb].iter().flatten() {
             links[len] = self.sites[s.0 as usize].up;
             len += 1;
         }
         let core_after = len as u8;
-        if let (true, Some(s)) = (crosses, b.site) {
+        for s in down[..descend].iter().rev().flatten() {
             links[len] = self.sites[s.0 as usize].down;
             len += 1;
         }

@@ -127,3 +127,54 @@ fn same_seed_same_losses() {
     assert_eq!(run(3), run(3));
     assert_ne!(run(3), run(4));
 }
+
+#[test]
+fn nested_sites_are_climbed_only_as_far_as_needed() {
+    let mut net = Network::new(1);
+    // An ISP site holding two access sites; one host in each, one outside.
+    let isp = net.add_site(access(100, 0), access(100, 0));
+    let home1 = net.add_site(access(100, 0), access(100, 0));
+    let home2 = net.add_site(access(100, 0), access(100, 0));
+    assert!(net.set_site_parent(home1, isp));
+    assert!(net.set_site_parent(home2, isp));
+    let a = net.add_host(access(100, 0), access(100, 0), Some(home1), 0);
+    let b = net.add_host(access(100, 0), access(100, 0), Some(home2), 0);
+    let c = net.add_host(access(100, 0), access(100, 0), Some(isp), 0);
+    let far = net.add_host(access(100, 0), access(100, 0), None, 0);
+    let sends = [(a, b, 1), (a, far, 2), (far, b, 4), (a, c, 8), (c, far, 16)];
+    for (src, dst, n) in sends {
+        for _ in 0..n {
+            net.send(Instant::ZERO, packet(src, dst, 100));
+        }
+    }
+    assert_eq!(drain(&mut net).len(), 31);
+    let count = |site: SiteId| {
+        let (up, down) = net.site_links(site).unwrap();
+        (
+            net.link(up).stats().packets_in,
+            net.link(down).stats().packets_in,
+        )
+    };
+    // home1 up: a→b, a→far, a→c. home2 down: a→b, far→b.
+    assert_eq!(count(home1), (1 + 2 + 8, 0));
+    assert_eq!(count(home2), (0, 1 + 4));
+    // The ISP's links carry only what leaves or enters it: a→far and
+    // c→far up, far→b down; a→b and a→c stay inside.
+    assert_eq!(count(isp), (2 + 16, 4));
+}
+
+#[test]
+fn site_cycles_and_deep_nesting_are_refused() {
+    let mut net = Network::new(1);
+    let sites: Vec<SiteId> = (0..6)
+        .map(|_| net.add_site(access(100, 0), access(100, 0)))
+        .collect();
+    assert!(net.set_site_parent(sites[1], sites[0]));
+    assert!(!net.set_site_parent(sites[0], sites[1]), "a cycle");
+    assert!(!net.set_site_parent(sites[2], sites[2]), "its own parent");
+    assert!(net.set_site_parent(sites[2], sites[1]));
+    assert!(net.set_site_parent(sites[3], sites[2]));
+    // Five deep is one too many.
+    assert!(!net.set_site_parent(sites[4], sites[3]));
+    assert!(!net.set_site_parent(sites[0], SiteId(99)));
+}

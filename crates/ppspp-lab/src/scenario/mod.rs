@@ -19,6 +19,8 @@ use std::ops::Range;
 
 use ppspp_core::{ChunkSize, HashFunction};
 
+use crate::net::MAX_SITE_DEPTH;
+
 /// The built-in default scenario: a flash crowd behind home-like links.
 pub const DEFAULT_NAME: &str = "flash-crowd";
 /// Its text (the file `scenarios/flash-crowd.toml`).
@@ -194,6 +196,9 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
             "add a [[peers]] group with role = \"seeder\"",
         ));
     }
+    for (name, site) in &s.sites {
+        check_site_nesting(s, name).map_err(|(m, h)| err(Some(site.span()), m, h))?;
+    }
     for flow in &s.flows {
         check_flow(s, flow.get_ref()).map_err(|(m, h)| err(Some(flow.span()), m, h))?;
     }
@@ -245,6 +250,28 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
 
 const LINK_HINT: &str =
     "\"GROUP.up\", \"GROUP[i].down\" (a peer's access link; GROUP is its first) or \"site:NAME.up\"";
+
+/// A site's parents exist, never lead back to it, and nest at most
+/// [`MAX_SITE_DEPTH`] deep.
+fn check_site_nesting(s: &Scenario, name: &str) -> Result<(), Problem> {
+    let mut at = name;
+    for _ in 0..MAX_SITE_DEPTH {
+        let Some(parent) = s.sites.get(at).and_then(|x| x.get_ref().parent.as_deref()) else {
+            return Ok(());
+        };
+        if !s.sites.contains_key(parent) {
+            return Err((
+                format!("site '{at}' names parent '{parent}', which is not defined"),
+                "add a [sites.NAME] table",
+            ));
+        }
+        at = parent;
+    }
+    Err((
+        format!("site '{name}' nests more than {MAX_SITE_DEPTH} deep, or its parents form a cycle"),
+        "a site's parent chain must end at a site without parent",
+    ))
+}
 
 /// Whether `r` names a link: `"HOST.up|down"` or `"site:NAME.up|down"`.
 fn link_ref_ok(s: &Scenario, r: &str) -> bool {

@@ -204,6 +204,10 @@ pub struct Site {
     /// Propagation delay of each direction.
     #[serde(default)]
     pub delay: Option<Dur>,
+    /// The site this one sits in (an aggregation router above access
+    /// routers), if any.
+    #[serde(default)]
+    pub parent: Option<String>,
 }
 
 /// What a peer does.

@@ -86,3 +86,20 @@ fn arrival_and_departure_checks() {
     );
     assert!(err_of(&text).message.contains("2×2 matrix"));
 }
+
+#[test]
+fn nested_sites_parse_and_bad_nesting_is_refused() {
+    let sites = |a: &str, b: &str| {
+        format!(
+            "{DEFAULT_TEXT}\n[sites.isp]\nup = \"100Mbit/s\"\ndown = \"100Mbit/s\"\n{a}\n\
+             [sites.home]\nup = \"10Mbit/s\"\ndown = \"10Mbit/s\"\n{b}\n"
+        )
+    };
+    let s = parse(&sites("", "parent = \"isp\""), "test.toml").unwrap();
+    assert_eq!(s.sites["home"].get_ref().parent.as_deref(), Some("isp"));
+    let e = err_of(&sites("", "parent = \"nowhere\""));
+    assert!(e.message.contains("parent 'nowhere'"), "{e}");
+    assert!(e.line.is_some(), "{e}");
+    let e = err_of(&sites("parent = \"home\"", "parent = \"isp\""));
+    assert!(e.message.contains("cycle"), "{e}");
+}

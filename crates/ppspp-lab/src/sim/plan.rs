@@ -89,6 +89,13 @@ pub fn build(s: &Scenario, seed: u64) -> (Network, Vec<PeerPlan>) {
         let (up, down) = site_links(site.get_ref());
         sites.insert(name, net.add_site(up, down));
     }
+    // Nesting was checked with the scenario (no cycle, not too deep).
+    for (name, site) in &s.sites {
+        let parent = site.get_ref().parent.as_deref().and_then(|p| sites.get(p));
+        if let (Some(&child), Some(&parent)) = (sites.get(name.as_str()), parent) {
+            net.set_site_parent(child, parent);
+        }
+    }
     let group_index = |g: &Option<String>| {
         g.as_ref()
             .and_then(|g| s.network.groups.iter().position(|x| x == g))
