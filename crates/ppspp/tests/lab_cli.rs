@@ -54,6 +54,7 @@ fn run_writes_the_results_folder_and_checks_determinism() {
         "plots/completion_cdf.svg",
         "plots/progress.svg",
         "plots/queue_ccdf.svg",
+        "plots/wait_ccdf.svg",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }

@@ -338,6 +338,23 @@ pub(crate) fn read_link_samples(path: &Path, cap: usize) -> (BTreeMap<u64, Decim
     (links, src)
 }
 
+/// Streams `waits.csv` into a bounded sample of `wait_ms` per traced
+/// flow, keyed `"FLOW at LINK"`.
+pub(crate) fn read_wait_samples(path: &Path, cap: usize) -> (BTreeMap<String, Decimator>, Source) {
+    let mut flows: BTreeMap<String, Decimator> = BTreeMap::new();
+    let src = for_each_row(path, &["name", "flow", "wait_ms"], |f| {
+        let Some(ms) = num(f[2]).filter(|x| x.is_finite()) else {
+            return false;
+        };
+        flows
+            .entry(format!("{} at {}", f[1], f[0]))
+            .or_insert_with(|| Decimator::new(cap))
+            .push(ms);
+        true
+    });
+    (flows, src)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

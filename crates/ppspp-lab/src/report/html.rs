@@ -218,7 +218,7 @@ fn link_rows(links: &[&LinkStatRow]) -> Vec<Vec<String>> {
 }
 
 /// The plots the page embeds: file under `plots/`, alt text, caption.
-const FIGURES: [(&str, &str, &str); 3] = [
+const FIGURES: [(&str, &str, &str); 4] = [
     (
         "completion_cdf.svg",
         "Download time CDF",
@@ -236,6 +236,12 @@ const FIGURES: [(&str, &str, &str); 3] = [
         "Queue occupancy CCDF",
         "Probability that a recorded link's queue holds more than x ms of \
          traffic, sampled after every dequeue.",
+    ),
+    (
+        "wait_ccdf.svg",
+        "Queueing delay CCDF",
+        "Probability that a packet of a traced flow (record.waits) waited more \
+         than x ms in its link's queue.",
     ),
 ];
 

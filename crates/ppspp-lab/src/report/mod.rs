@@ -2,7 +2,8 @@
 //!
 //! [`write_report`] reads the files a run leaves in its results folder
 //! (see [`crate::results`]) and writes beside them `plots/completion_cdf.svg`,
-//! `plots/progress.svg`, `plots/queue_ccdf.svg` and `report.html`, a
+//! `plots/progress.svg`, `plots/queue_ccdf.svg`, `plots/wait_ccdf.svg` and
+//! `report.html`, a
 //! self-contained page (inline CSS, no scripts) that embeds the plots by
 //! relative path. Missing or empty inputs give "no data" notes instead of
 //! errors, and malformed CSV rows are skipped (and counted in the notes).
@@ -36,6 +37,8 @@ pub const COMPLETION_CDF_SVG: &str = "completion_cdf.svg";
 pub const PROGRESS_SVG: &str = "progress.svg";
 /// Queue-occupancy CCDF per recorded link.
 pub const QUEUE_CCDF_SVG: &str = "queue_ccdf.svg";
+/// Queueing-delay CCDF per traced flow.
+pub const WAIT_CCDF_SVG: &str = "wait_ccdf.svg";
 
 /// How many links the drops table lists.
 const TOP_LINKS: usize = 10;
@@ -141,6 +144,19 @@ pub fn write_report(dir: &Path) -> io::Result<()> {
     notes.extend(stats_src.note("link_stats.csv"));
     let (samples, src) = csv::read_link_samples(&dir.join("links.csv"), csv::SAMPLE_CAP);
     notes.extend(src.note("links.csv"));
+    let (waits, src) = csv::read_wait_samples(&dir.join("waits.csv"), csv::SAMPLE_CAP);
+    // No traced flow is the usual case (and older folders have no file):
+    // only a damaged file is worth a note.
+    if !matches!(
+        src,
+        csv::Source::Missing
+            | csv::Source::Read {
+                rows: 0,
+                skipped: 0
+            }
+    ) {
+        notes.extend(src.note("waits.csv"));
+    }
 
     fs::create_dir_all(dir.join(PLOTS_DIR))?;
 
@@ -217,6 +233,17 @@ pub fn write_report(dir: &Path) -> io::Result<()> {
         drawn,
         &mut notes,
     )?;
+
+    // Queueing-delay CCDF per traced flow.
+    let wait_lines: Vec<Line> = waits
+        .iter()
+        .map(|(flow, d)| Line {
+            label: format!("{flow} ({} packets)", d.seen()),
+            points: ccdf(d.values()),
+        })
+        .collect();
+    let drawn = plots::wait_ccdf_svg(&wait_lines);
+    write_plot(dir, WAIT_CCDF_SVG, "Queueing delay CCDF", drawn, &mut notes)?;
 
     let top = stats::top_drops(&link_stats, TOP_LINKS);
     let links_total = (!link_stats.is_empty()).then_some(link_stats.len());

@@ -233,12 +233,34 @@ pub(crate) fn progress_svg(
 /// [`ccdf`](super::stats::ccdf) points; an empty `lines` gives an empty
 /// chart saying no samples were recorded.
 pub(crate) fn queue_ccdf_svg(lines: &[Line]) -> PlotResult {
+    ccdf_svg(
+        lines,
+        [
+            "Queue occupancy CCDF: no queue samples recorded",
+            "Queue occupancy CCDF (recorded links)",
+        ],
+        ["queue backlog (ms)", "P(backlog > x)"],
+    )
+}
+
+/// CCDF of the per-packet queueing delay of each traced flow
+/// (`record.waits`), log y, like [`queue_ccdf_svg`].
+pub(crate) fn wait_ccdf_svg(lines: &[Line]) -> PlotResult {
+    ccdf_svg(
+        lines,
+        [
+            "Queueing delay CCDF: no flow traced",
+            "Queueing delay CCDF (traced flows)",
+        ],
+        ["queueing delay (ms)", "P(delay > x)"],
+    )
+}
+
+/// A log-y CCDF chart of `lines`; `captions` are for no line and for
+/// some, `axes` the x and y descriptions.
+fn ccdf_svg(lines: &[Line], captions: [&str; 2], axes: [&str; 2]) -> PlotResult {
     let lines: Vec<&Line> = lines.iter().filter(|l| !l.points.is_empty()).collect();
-    let caption = if lines.is_empty() {
-        "Queue occupancy CCDF: no queue samples recorded"
-    } else {
-        "Queue occupancy CCDF (recorded links)"
-    };
+    let caption = captions[usize::from(!lines.is_empty())];
     let xmax = span(
         lines
             .iter()
@@ -265,8 +287,8 @@ pub(crate) fn queue_ccdf_svg(lines: &[Line]) -> PlotResult {
             .build_cartesian_2d(0.0..xmax, (ymin..1.0).log_scale())?;
         chart
             .configure_mesh()
-            .x_desc("queue backlog (ms)")
-            .y_desc("P(backlog > x)")
+            .x_desc(axes[0])
+            .y_desc(axes[1])
             .y_label_formatter(&|y| format!("{y:e}"))
             .draw()?;
         for (i, line) in lines.iter().enumerate() {

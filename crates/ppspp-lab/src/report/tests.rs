@@ -142,6 +142,32 @@ fn report_writes_plots_with_lines_and_legends() {
     assert!(queue.contains("link 5 (4 samples)"));
     assert!(queue.contains("link 9 (1 samples)"));
     assert!(!queue.contains("no queue samples recorded"));
+
+    // No waits.csv: an empty chart, and no note about it.
+    let waits = dir.read("plots/wait_ccdf.svg");
+    assert!(waits.contains("no flow traced"));
+    assert!(!dir.read("report.html").contains("waits.csv"));
+}
+
+#[test]
+fn traced_flows_get_a_queueing_delay_ccdf() {
+    let dir = full_folder();
+    dir.write(
+        "waits.csv",
+        "link,name,flow,t_s,wait_ms\n\
+         4,video[0].up,flow0,1.0,0.000\n\
+         4,video[0].up,flow0,1.1,12.500\n\
+         4,video[0].up,flow0,1.2,not-a-number\n\
+         7,seeder.up,ppspp:seeder,1.0,3.000\n",
+    );
+    write_report(dir.path()).unwrap();
+    let svg = dir.read("plots/wait_ccdf.svg");
+    assert!(svg.contains("<polyline"));
+    assert!(svg.contains("flow0 at video[0].up (2 packets)"), "{svg}");
+    assert!(svg.contains("ppspp:seeder at seeder.up (1 packets)"));
+    let html = dir.read("report.html");
+    assert!(html.contains("plots/wait_ccdf.svg"));
+    assert!(html.contains("waits.csv: 1 malformed row(s) skipped, 3 used"));
 }
 
 #[test]
