@@ -66,3 +66,44 @@ fn polls_per_input_do_not_grow_with_channels() {
         "{many} polls per datagram with 48 peers vs {few} with 4"
     );
 }
+
+/// A download limit is kept: requests ask for no more than it pays for.
+/// And its own timer lets them go again: with a 4 ms round trip every
+/// chunk asked for arrives before the limit pays for the next, so no
+/// datagram is left to wake the channel.
+#[test]
+fn download_limit_is_kept_and_resumes_on_its_own_timer() {
+    const SIZE: usize = 400 * 1024;
+    const LIMIT: u64 = 64 * 1024;
+    let cs = ChunkSize::new(1024).unwrap();
+    let bytes: Vec<u8> = (0..SIZE).map(|i| (i % 249) as u8).collect();
+    let tree = Arc::new(MerkleTree::from_bytes(&bytes, cs, HashFunction::Sha1).unwrap());
+    let config = EndpointConfig {
+        pex_auto_connect: false,
+        ..EndpointConfig::default()
+    };
+    let limited = EndpointConfig {
+        download_limit: Some(LIMIT),
+        ..config.clone()
+    };
+    let mut net = Net::new(Duration::from_millis(2));
+    net.add(addr(1), seeder_endpoint(config, 1, &tree, &bytes));
+    let (mut ep, h) = leecher_endpoint(limited, 2, &tree, "sequential");
+    ep.connect(net.now, h, addr(1));
+    net.add(addr(2), ep);
+    let start = net.now;
+    net.run_for(Duration::from_secs(30), |n| {
+        n.nodes[&addr(2)].is_complete(h)
+    });
+    let took = net.now.saturating_since(start).as_secs_f64();
+    assert!(
+        net.nodes[&addr(2)].is_complete(h),
+        "not complete after {took} s"
+    );
+    // The first 128 KiB come in a burst; the rest at 64 KiB/s: about 4.3 s.
+    let least = (SIZE as f64 - 128.0 * 1024.0) / LIMIT as f64;
+    assert!(
+        (least * 0.9..least + 2.0).contains(&took),
+        "{took} s, the limit allows {least} s"
+    );
+}

@@ -58,6 +58,12 @@ impl TokenBucket {
         self.tokens = self.tokens.saturating_sub(bytes);
     }
 
+    /// The tokens there at `now`.
+    pub fn available(&mut self, now: Instant) -> u64 {
+        self.refill(now);
+        self.tokens
+    }
+
     /// When `bytes` tokens will be there.
     pub fn ready_at(&self, bytes: u64) -> Instant {
         if self.tokens >= bytes {

@@ -310,13 +310,15 @@ impl Channel {
             .min(ctx.config.max_requests_per_peer)
             .saturating_sub(self.outstanding.count())
             .min(MAX_PICK);
-        let affordable = match ctx.download.as_deref() {
-            Some(bucket) if bucket.ready_at(cs) > ctx.now => {
-                ctx.download_blocked = Some(cs);
-                0
-            }
-            _ => have_room,
+        // Ask for no more than the download limit pays for now: the
+        // chunks come about a round trip later, at most at the limit.
+        let affordable = match ctx.download.as_deref_mut() {
+            Some(bucket) => have_room.min(bucket.available(ctx.now) / cs),
+            None => have_room,
         };
+        if affordable == 0 && have_room > 0 && ctx.download.is_some() {
+            ctx.download_blocked = Some(cs);
+        }
         // Pick in batches (a quarter window at a time), and not again soon
         // after a pick that found nothing.
         let batch = (window / 4).clamp(1, 16);
