@@ -4,7 +4,7 @@
 at several swarm sizes, one process per run.
 
 Usage: bench/lab_scale.py [--peers 100,1000] [--size 20MB] [--seed 1]
-                          [--set KEY=VALUE ...] [--keep DIR]
+                          [--set KEY=VALUE ...] [--keep DIR] [--bin PATH]
 
 For each size prints: peers that completed, virtual and wall seconds,
 wall/virtual (below 1: faster than real time), events, events per wall
@@ -36,7 +36,7 @@ def run_one(peers, args, out):
     sets += ["--set", f"content.size={args.size}"]
     for kv in args.set:
         sets += ["--set", kv]
-    cmd = [PPSPP, "lab", "run", SCENARIO, "--seed", str(args.seed), "--out", out] + sets
+    cmd = [args.bin, "lab", "run", SCENARIO, "--seed", str(args.seed), "--out", out] + sets
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.monotonic()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -58,8 +58,9 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--set", action="append", default=[], help="extra scenario override")
     ap.add_argument("--keep", help="keep results folders under this directory")
+    ap.add_argument("--bin", default=PPSPP, help="the ppspp binary (default: the release build)")
     args = ap.parse_args()
-    if not os.path.exists(PPSPP):
+    if not os.path.exists(args.bin):
         sys.exit("build first: cargo build --release")
     sizes = sorted(int(x) for x in args.peers.split(","))
     root = args.keep or tempfile.mkdtemp(prefix="lab-scale-")

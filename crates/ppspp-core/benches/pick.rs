@@ -104,7 +104,7 @@ fn swarm(layout: Layout) -> Swarm {
 fn bench_pick(c: &mut Criterion, group: &str, layout: Layout) {
     let s = &swarm(layout);
     let mut marked = s.availability.clone();
-    s.have.filled_runs().for_each(|r| marked.mark_have(r));
+    s.have.filled_runs().for_each(|r| marked.mark_taken(r));
     let marked = &marked;
     let mut group = c.benchmark_group(group);
     let fresh_start = PickView {
@@ -115,6 +115,7 @@ fn bench_pick(c: &mut Criterion, group: &str, layout: Layout) {
         requested_from_peer: &s.empty,
         peer_has: &s.peer_has,
         availability: &s.availability,
+        peer_counted: true,
         playhead: None,
     };
     let under_way = PickView {
@@ -122,6 +123,7 @@ fn bench_pick(c: &mut Criterion, group: &str, layout: Layout) {
         requested: &s.requested,
         requested_from_peer: &s.from_peer,
         availability: marked,
+        peer_counted: true,
         playhead: Some(ChunkIndex(N / 3)),
         ..fresh_start
     };

@@ -63,7 +63,7 @@ struct Case {
     /// Whether the peer's own chunks are in the availability.
     count_peer: bool,
     /// Whether our chunks are marked in the availability.
-    mark_have: bool,
+    mark_taken: bool,
     chunk_count: Option<u64>,
     /// The size the availability counts (the content size, or not known).
     counted: u64,
@@ -97,7 +97,7 @@ fn case() -> impl Strategy<Value = Case> {
             others,
             left,
             (chunk_count, counted),
-            (complete, count_peer, mark_have, playhead, budget, seed),
+            (complete, count_peer, mark_taken, playhead, budget, seed),
         )| Case {
             have,
             requested,
@@ -107,7 +107,7 @@ fn case() -> impl Strategy<Value = Case> {
             left,
             complete,
             count_peer,
-            mark_have,
+            mark_taken,
             chunk_count,
             counted,
             playhead,
@@ -159,8 +159,8 @@ impl World {
             }
         }
         let have = binmap(&c.have);
-        if c.mark_have {
-            have.filled_runs().for_each(|r| availability.mark_have(r));
+        if c.mark_taken {
+            have.filled_runs().for_each(|r| availability.mark_taken(r));
         }
         World {
             have,
@@ -181,6 +181,7 @@ impl World {
             requested_from_peer: &self.from_peer,
             peer_has: &self.peer_has,
             availability: &self.availability,
+            peer_counted: c.count_peer,
             playhead: c.playhead.map(ChunkIndex),
         }
     }

@@ -2,15 +2,15 @@
 //! searches instead of scanning every chunk.
 //!
 //! Leaf `b` holds the smallest partial count of block `b` (chunks
-//! `64b .. 64b + 64`), ignoring chunks we have ourselves; every inner node
+//! `64b .. 64b + 64`), ignoring chunks taken (had or requested); every inner node
 //! holds the minimum of its two children. A node's value is therefore a
 //! lower bound on the availability of any chunk worth requesting under it,
 //! which lets a best-first search skip whole subtrees.
 
-/// Chunks per block: one word of the "ours" bitset.
+/// Chunks per block: one word of the "taken" bitset.
 pub(crate) const BLOCK: u64 = 64;
 
-/// The value of a block with no counted chunk (all ours, or past the end).
+/// The value of a block with no counted chunk (all taken, or past the end).
 /// Counts saturate one below it, so it never stands for a real count.
 pub(crate) const NONE: u16 = u16::MAX;
 
@@ -59,6 +59,28 @@ impl BlockMinima {
         }
     }
 
+    /// Sets the minimum of `block` to `value`, then its ancestors, stopping
+    /// at the first one whose minimum does not change (time: the levels
+    /// that change, at most the height).
+    pub(crate) fn set_leaf(&mut self, block: usize, value: u16) {
+        if block >= self.leaves {
+            return;
+        }
+        let mut i = self.leaves + block;
+        if self.nodes[i] == value {
+            return;
+        }
+        self.nodes[i] = value;
+        while i > 1 {
+            i /= 2;
+            let min = self.nodes[2 * i].min(self.nodes[2 * i + 1]);
+            if self.nodes[i] == min {
+                return;
+            }
+            self.nodes[i] = min;
+        }
+    }
+
     /// The root node, when there is at least one block.
     pub(crate) fn root(&self) -> Option<usize> {
         (self.leaves > 0).then_some(1)
@@ -74,10 +96,9 @@ impl BlockMinima {
         node.checked_sub(self.leaves)
     }
 
-    /// The minimum held for `block`.
-    #[cfg(test)]
+    /// The minimum held for `block` ([`NONE`] past the blocks).
     pub(crate) fn leaf(&self, block: usize) -> u16 {
-        self.nodes[self.leaves + block]
+        self.nodes.get(self.leaves + block).copied().unwrap_or(NONE)
     }
 
     /// The depth of `node` (the root is at depth 0).
@@ -117,5 +138,13 @@ mod tests {
         values[4] = 1;
         t.update(4, 4, |b| values[b]);
         assert_eq!(t.value(1), 1);
+        // Single leaves, with the early stop, agree with a full rebuild.
+        let mut full = BlockMinima::default();
+        for (b, v) in [(2, 0), (4, 6), (2, 9), (0, 2), (3, 2), (0, 7), (1, 1)] {
+            values[b] = v;
+            t.set_leaf(b, v);
+            full.rebuild(values.len(), |b| values[b]);
+            assert_eq!(t.nodes, full.nodes, "after block {b} = {v}");
+        }
     }
 }

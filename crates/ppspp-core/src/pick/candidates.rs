@@ -245,6 +245,7 @@ mod tests {
             requested_from_peer: from_peer,
             peer_has,
             availability,
+            peer_counted: true,
             playhead: None,
         }
     }

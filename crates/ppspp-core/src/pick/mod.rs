@@ -52,6 +52,10 @@ pub struct PickView<'a> {
     pub peer_has: &'a Binmap,
     /// How many connected peers have each chunk.
     pub availability: &'a availability::Availability,
+    /// Whether this peer's chunks are counted one by one in `availability`
+    /// (so each counts at least one); false for a peer counted once as
+    /// having everything.
+    pub peer_counted: bool,
     /// The playback position for streaming pickers (the first chunk the
     /// player needs next); `None` when nothing plays.
     pub playhead: Option<crate::chunk::ChunkIndex>,

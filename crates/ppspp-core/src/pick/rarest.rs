@@ -20,6 +20,9 @@
 //! ties are walked depth-first rather than breadth-first, then by a random
 //! key: that, and a random choice among the block's equally rare runs, is
 //! the tie-break. Subtrees where the peer has nothing we lack are skipped.
+//! For a peer counted chunk by chunk the bounds leave out chunks nobody
+//! counted has (see [`Availability`]): the peer's own chunks count at least
+//! one, so a count of 0 elsewhere must not hold the search back.
 //!
 //! The queue survives between the rounds of one pick: choosing chunks only
 //! removes candidates, so every bound stays valid, and an evaluated block
@@ -171,7 +174,7 @@ impl Picker for RarestFirst {
         }
         let s = Search {
             view,
-            tree: view.availability.minima(),
+            tree: view.availability.bound_for(view.peer_counted),
             counts: view.availability.partial_counts(),
             tree_end: view.availability.chunk_count().min(end),
             end,

@@ -20,6 +20,8 @@ struct Sets {
     peer_has: Binmap,
     availability: Availability,
     chunk_count: Option<u64>,
+    /// Whether the peer's chunks are in the counts (see `PickView`).
+    peer_counted: bool,
 }
 
 impl Sets {
@@ -37,6 +39,7 @@ impl Sets {
             peer_has,
             availability,
             chunk_count: Some(chunk_count),
+            peer_counted: true,
         }
     }
 
@@ -49,6 +52,7 @@ impl Sets {
             requested_from_peer: &self.from_peer,
             peer_has: &self.peer_has,
             availability: &self.availability,
+            peer_counted: self.peer_counted,
             playhead: None,
         }
     }
@@ -160,7 +164,7 @@ fn rarest_among_candidates_not_among_all_chunks() {
         s.have.set_chunk(ChunkIndex(b * 64 + 5));
         drop(&mut s, b * 64 + 5, 10);
         if b % 2 == 0 {
-            s.availability.mark_have(r(b * 64 + 5, b * 64 + 5));
+            s.availability.mark_taken(r(b * 64 + 5, b * 64 + 5));
         }
         s.requested.set_chunk(ChunkIndex(b * 64 + 9));
         drop(&mut s, b * 64 + 9, 9);
@@ -184,6 +188,57 @@ fn rarest_among_candidates_not_among_all_chunks() {
         assert_eq!(picked[0], (1500, 1500));
         let (a, b) = picked[1];
         assert_eq!((a % 64, b), (20, a + 1), "{picked:?}");
+    }
+}
+
+/// A flash crowd as one leecher sees it: most chunks are held by no
+/// neighbour, so every block's plain minimum is 0.
+fn flash_crowd_view(n: u64, rare_block: u64) -> Sets {
+    // The peer has chunk 7 of every block; three others hold it too,
+    // except in `rare_block` where only one does.
+    let peer: Vec<(u64, u64)> = (0..n / 64).map(|b| (b * 64 + 7, b * 64 + 7)).collect();
+    let mut s = Sets::new(n, &peer);
+    for b in 0..n / 64 {
+        let times = if b == rare_block { 1 } else { 3 };
+        (0..times).for_each(|_| s.availability.add(r(b * 64 + 7, b * 64 + 7)));
+        // Chunks the peer lacks, held by three others.
+        (0..3).for_each(|_| s.availability.add(r(b * 64 + 30, b * 64 + 33)));
+    }
+    s
+}
+
+#[test]
+fn a_counted_peer_is_searched_past_chunks_nobody_has() {
+    let n = 64 * 64;
+    for (seed, rare_block) in (0..12).zip([0, 5, 17, 63].into_iter().cycle()) {
+        let s = flash_crowd_view(n, rare_block);
+        // The chunks counted 0 do not hide the rare one: the bounds lead
+        // straight to it, so one evaluated block is enough.
+        let picked = s.pick_with(&mut RarestFirst::with_search_limit(1), 1, seed);
+        assert_eq!(
+            picked,
+            [(rare_block * 64 + 7, rare_block * 64 + 7)],
+            "seed {seed}"
+        );
+    }
+}
+
+#[test]
+fn a_complete_peer_finds_the_chunks_only_it_has() {
+    let n = 64 * 64;
+    for (seed, x) in (0..12).zip([3, 700, 2049, n - 1].into_iter().cycle()) {
+        // A complete peer is counted once for all chunks; one other peer
+        // has all but chunk `x`, which only the complete peer has.
+        let mut s = Sets::new(n, &[]);
+        s.peer_has = map(&[(0, n - 1)]);
+        s.peer_counted = false;
+        s.availability.add_complete_peer();
+        s.availability
+            .add_runs([ChunkRange::new(0, x).unwrap(), r(x, n - 1)]);
+        s.availability.remove(r(x, x));
+        s.availability.remove(r(x, x));
+        assert_eq!(s.availability.count(ChunkIndex(x)), 1);
+        assert_eq!(s.pick(1, seed), [(x, x)], "seed {seed}");
     }
 }
 

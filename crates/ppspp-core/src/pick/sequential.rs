@@ -103,6 +103,7 @@ mod tests {
                 requested_from_peer: &self.from_peer,
                 peer_has: &self.peer_has,
                 availability: &self.availability,
+                peer_counted: true,
                 playhead: self.playhead.map(ChunkIndex),
             };
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);

@@ -469,6 +469,7 @@ impl Endpoint {
             for run in still.filled_runs_in(r) {
                 swarm.requested.set(run);
             }
+            swarm.retake(r);
         }
         // The chunks are pickable again: every channel may ask for them.
         self.wake_swarm(handle, |c| c.state == State::Established);
@@ -486,6 +487,9 @@ impl Endpoint {
         let Some(n) = swarm.chunk_count() else { return };
         swarm.availability = Availability::new();
         swarm.availability.set_chunk_count(n);
+        if let Some(all) = ChunkRange::with_len(0u64, n) {
+            swarm.retake(all);
+        }
         for id in swarm.channels.clone() {
             if let Some(ch) = self.channels.get_mut(&id) {
                 ch.remote_complete = false;
@@ -698,6 +702,17 @@ impl Endpoint {
     /// The chunks of `swarm` verified so far.
     pub fn have(&self, swarm: SwarmHandle) -> Option<&Binmap> {
         self.swarm(swarm).map(|s| &s.have)
+    }
+
+    /// The chunks of `swarm` requested from some peer and not yet received.
+    pub fn requested(&self, swarm: SwarmHandle) -> Option<&Binmap> {
+        self.swarm(swarm).map(|s| &s.requested)
+    }
+
+    /// How many connected peers of `swarm` have each chunk, as the picker
+    /// sees it.
+    pub fn availability(&self, swarm: SwarmHandle) -> Option<&Availability> {
+        self.swarm(swarm).map(|s| &s.availability)
     }
 
     /// Whether chunk `chunk` of `swarm` is verified and stored.

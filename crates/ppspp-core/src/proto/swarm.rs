@@ -153,6 +153,9 @@ impl Swarm {
         if let Some(n) = setup.integrity.chunk_count() {
             availability.set_chunk_count(n);
         }
+        for run in setup.have.filled_runs() {
+            availability.mark_taken(run);
+        }
         Swarm {
             root: setup.root,
             hash_function: setup.hash_function,
@@ -202,9 +205,26 @@ impl Swarm {
         }
     }
 
+    /// Marks in the availability the chunks of `range` we have or have
+    /// requested, and only those, as taken (after requests were released,
+    /// or the counts rebuilt).
+    pub fn retake(&mut self, range: ChunkRange) {
+        self.availability.unmark_taken(range);
+        for run in self.have.filled_runs_in(range) {
+            self.availability.mark_taken(run);
+        }
+        for run in self.requested.filled_runs_in(range) {
+            self.availability.mark_taken(run);
+        }
+    }
+
     /// Records a verified and stored chunk.
     pub fn on_verified(&mut self, chunk: ChunkIndex, len: usize, from: SocketAddr) {
         self.have.set_chunk(chunk);
+        // Usually taken already, when it was requested.
+        if let Some(one) = ChunkRange::single(chunk) {
+            self.availability.mark_taken(one);
+        }
         self.have_log.push(chunk);
         self.requested.clear_chunk(chunk);
         self.checkpoint_dirty = true;

@@ -335,6 +335,7 @@ impl Channel {
             requested_from_peer: self.outstanding.chunks(),
             peer_has: &self.remote_has,
             availability: &swarm.availability,
+            peer_counted: !self.remote_complete,
             playhead: None,
         };
         swarm.picker.pick(&view, affordable, ctx.rng, &mut picked);
@@ -362,6 +363,7 @@ impl Channel {
                 swarm.doubled.set(range);
             }
             swarm.requested.set(range);
+            swarm.availability.mark_taken(range);
             // The request window counts a chunk as one MSS, so that its
             // flight and its window are in the same unit.
             let unit = mss(swarm.chunk_size.bytes());
