@@ -29,12 +29,14 @@ mod runs;
 #[cfg(test)]
 mod tests;
 mod update;
+mod walk;
 
 use std::fmt;
 
 use crate::chunk::{ChunkRange, MAX_CHUNK_INDEX};
 
 pub use runs::Runs;
+pub(crate) use walk::Subtree;
 
 /// Reference to a subtree with no filled chunk (also the empty bitmap word).
 const EMPTY: u64 = 0;

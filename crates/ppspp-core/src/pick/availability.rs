@@ -25,6 +25,13 @@ use crate::chunk::{ChunkIndex, ChunkRange};
 /// The largest per-chunk count; [`NONE`] is reserved for "no counted chunk".
 const MAX_COUNT: u16 = NONE - 1;
 
+/// Counts below this are also kept as one bitset word per block and count
+/// ([`Availability::levels`]), so that the rarest of any set of a block's
+/// chunks takes a few word operations instead of a look-up per chunk. In a
+/// swarm where every neighbour holds a chunk the counts reach the neighbour
+/// count; below eight they are where rarity matters most.
+pub(crate) const LEVELS: usize = 8;
+
 /// Per-chunk counts of the connected peers that have each chunk.
 #[derive(Clone, Debug, Default)]
 pub struct Availability {
@@ -32,6 +39,8 @@ pub struct Availability {
     complete: u32,
     /// Counts from peers with some chunks, one per chunk of the content.
     counts: Vec<u16>,
+    /// Per block and count `c < LEVELS`: the chunks counted exactly `c`.
+    levels: Vec<[u64; LEVELS]>,
     /// One bit per chunk (64 per word, one word per block): chunks taken
     /// (had or requested), left out of the block minima.
     taken: Vec<u64>,
@@ -59,6 +68,11 @@ impl Availability {
         if n % BLOCK as usize != 0 {
             // Forget "taken" bits of chunks cut off by a shrink.
             self.taken[blocks - 1] &= (1u64 << (n % BLOCK as usize)) - 1;
+        }
+        self.levels.clear();
+        self.levels.resize(blocks, [0; LEVELS]);
+        for (i, &c) in self.counts.iter().enumerate() {
+            set_level(&mut self.levels, i, c, true);
         }
         let Self {
             counts,
@@ -119,9 +133,9 @@ impl Availability {
     }
 
     /// The chunks of `range` are taken — we have them, or requested them —
-    /// so rarest-first need not look at them. Counts are unchanged. Only
-    /// speed depends on it, but a chunk marked here that is still fresh may
-    /// be passed over as if it were common.
+    /// so rarest-first need not look at them. Counts are unchanged. The
+    /// swarm keeps the marks equal to what it has and requested: a chunk
+    /// marked here that is still fresh is passed over by rarest-first.
     pub fn mark_taken(&mut self, range: ChunkRange) {
         self.set_taken(range, true);
     }
@@ -174,6 +188,16 @@ impl Availability {
         &self.held
     }
 
+    /// Block `block`'s chunks by count, for counts below [`LEVELS`].
+    pub(crate) fn levels(&self, block: usize) -> &[u64; LEVELS] {
+        &self.levels[block]
+    }
+
+    /// Block `block`'s taken chunks ([`Availability::mark_taken`]).
+    pub(crate) fn taken_word(&self, block: usize) -> u64 {
+        self.taken.get(block).copied().unwrap_or(0)
+    }
+
     /// The tree bounding from below the count of any chunk worth asking a
     /// peer for: [`Availability::held_minima`] when the peer is counted
     /// chunk by chunk (`counted`), as each of its chunks then counts at
@@ -203,7 +227,12 @@ impl Availability {
             let Some((first, last)) = self.clip(range) else {
                 continue;
             };
-            self.counts[first..=last].iter_mut().for_each(&f);
+            for i in first..=last {
+                let before = self.counts[i];
+                f(&mut self.counts[i]);
+                set_level(&mut self.levels, i, before, false);
+                set_level(&mut self.levels, i, self.counts[i], true);
+            }
             pending = match pending {
                 Some((a, b)) if first / 64 <= b / 64 + 1 && last / 64 + 1 >= a / 64 => {
                     Some((a.min(first), b.max(last)))
@@ -266,6 +295,8 @@ impl Availability {
         let before = self.counts[i];
         let after = f(before);
         self.counts[i] = after;
+        set_level(&mut self.levels, i, before, false);
+        set_level(&mut self.levels, i, after, true);
         // A taken chunk is in no minimum: only its count changes.
         if self.taken[i / 64] >> (i % 64) & 1 == 0 {
             self.chunk_changed(i, Some(before), Some(after));
@@ -333,6 +364,19 @@ fn block_min(counts: &[u16], taken: &[u64], b: usize, floor: u16) -> u16 {
             .map(|(i, &c)| lifted(c) | ((word >> i & 1) as u16).wrapping_neg())
             .min()
             .unwrap_or(NONE)
+    }
+}
+
+/// Puts chunk `i` in (`on`) or out of the level bitset of count `count`.
+fn set_level(levels: &mut [[u64; LEVELS]], i: usize, count: u16, on: bool) {
+    if usize::from(count) < LEVELS {
+        let word = &mut levels[i / 64][usize::from(count)];
+        let bit = 1u64 << (i % 64);
+        if on {
+            *word |= bit;
+        } else {
+            *word &= !bit;
+        }
     }
 }
 
@@ -497,6 +541,12 @@ mod tests {
                 assert_eq!(tree.leaf(b), want, "step {step}, floor {floor}, block {b}");
             }
             assert_eq!(tree.value(1), brute(0, a.counts.len()), "step {step}");
+        }
+        for (i, &c) in a.counts.iter().enumerate() {
+            for (level, word) in a.levels(i / 64).iter().enumerate() {
+                let want = usize::from(c) == level;
+                assert_eq!(word >> (i % 64) & 1 == 1, want, "step {step}, chunk {i}");
+            }
         }
     }
 

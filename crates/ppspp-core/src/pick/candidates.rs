@@ -91,25 +91,6 @@ impl<'a> Candidates<'a> {
         }
     }
 
-    /// The set's chunks within `lo ..= hi`, which lie in one aligned 64-chunk
-    /// word, as a bitmask (bit `i` for chunk `lo − lo % 64 + i`).
-    pub(crate) fn word_mask(&self, lo: u64, hi: u64) -> u64 {
-        debug_assert!(lo <= hi && hi < lo - lo % 64 + 64);
-        if lo > hi {
-            return 0;
-        }
-        let w = lo / 64;
-        let bits = (u64::MAX >> (63 - hi % 64)) & (u64::MAX << (lo % 64));
-        let mut mask = bits & self.lead.word(w) & !self.lead_minus.word(w);
-        if let Some(within) = self.within {
-            mask &= within.word(w);
-        }
-        for e in self.not_in {
-            mask &= !e.word(w);
-        }
-        mask
-    }
-
     /// The first chunk of the longest run of the set that ends at `at − 1`,
     /// at most `max` chunks long; `at` when `at − 1` is not in the set. Takes
     /// a logarithmic number of searches (galloping, then bisecting).
@@ -271,10 +252,6 @@ mod tests {
             [(10, 19), (30, 32), (35, 39), (45, 49), (60, 60)]
         );
         assert_eq!(runs(&fresh, 12, 31), [(12, 19), (30, 31)]);
-        assert_eq!(fresh.word_mask(0, 63), {
-            let bits = |a: u64, b: u64| (u64::MAX >> (63 - b)) & (u64::MAX << a);
-            bits(10, 19) | bits(30, 32) | bits(35, 39) | bits(45, 49) | bits(60, 60)
-        });
         let end_game = Candidates::end_game(&v, &picked);
         assert_eq!(runs(&end_game, 0, 99), [(20, 29)]);
         assert_eq!(domain_end(&v), 100);

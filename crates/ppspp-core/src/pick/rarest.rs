@@ -9,29 +9,30 @@
 //!
 //! # Search
 //! No round scans the chunks. [`Availability`] keeps the minimum count of
-//! every 64-chunk block (leaving out chunks we have) in a segment tree, whose
-//! nodes bound from below the count of any fresh chunk under them. A
-//! best-first search pops the entry with the lowest bound and walks down
-//! into the lower child, queueing the other, until it reaches a block; only
-//! then does it evaluate the block exactly (its fresh chunks as a bitmask,
-//! their counts). A block whose exact minimum is no more than every bound
-//! still queued holds a rarest fresh chunk; otherwise it is queued with its
-//! exact minimum and the search goes on. Equal bounds go deeper first, so
-//! ties are walked depth-first rather than breadth-first, then by a random
-//! key: that, and a random choice among the block's equally rare runs, is
-//! the tie-break. Subtrees where the peer has nothing we lack are skipped.
-//! For a peer counted chunk by chunk the bounds leave out chunks nobody
-//! counted has (see [`Availability`]): the peer's own chunks count at least
-//! one, so a count of 0 elsewhere must not hold the search back.
+//! every 64-chunk block (leaving out chunks taken: had or requested) in a
+//! segment tree, whose nodes bound from below the count of any fresh chunk
+//! under them. A round walks that tree depth-first, in step with the
+//! peer's binmap: a subtree where the peer has nothing is skipped, and so
+//! is one whose bound is no lower than the rarest chunk found so far. The
+//! lower child goes first (at random between equal ones), so the first
+//! block reached is usually the answer and the rest is pruned.
 //!
-//! The queue survives between the rounds of one pick: choosing chunks only
-//! removes candidates, so every bound stays valid, and an evaluated block
-//! is brought up to date by clearing the chosen chunks from its mask.
+//! At a block the peer's word, less the taken chunks, is matched against
+//! the block's per-count bitsets (the availability's levels): the lowest
+//! count present is the block's rarest in a few word operations. A chunk
+//! marked taken is never considered, and the swarm keeps the marks equal to
+//! what it has and requested; the marks may lag the other way (in tests,
+//! or this pick's own choices), so a block that would improve on the best
+//! so far is checked exactly against `have`, `requested` and the chunks
+//! picked. Ties between blocks are broken by the random walk order, and
+//! within a block by a random choice among its equally rare runs.
 //!
-//! A round evaluates at most [`RarestFirst::with_search_limit`] blocks; past
-//! that it settles for the rarest chunk found so far. Only adversarial
-//! layouts (every block holding a rarer chunk that is not a candidate) get
-//! near the limit, and the bound keeps one pick's time in check.
+//! A round evaluates at most [`RarestFirst::with_search_limit`] blocks
+//! where the peer has chunks we lack; past that it settles for the rarest
+//! chunk found so far. The bounds are over all neighbours, so when most
+//! blocks hold a chunk only some other neighbour has (a flash crowd) a
+//! round for a peer without such chunks visits every block of its own; the
+//! limit keeps one pick's time in check.
 //!
 //! Chunks the counts do not cover — all of them while the content size is
 //! unknown — count as held by the complete peers only: one equally rare
@@ -44,34 +45,17 @@
 //!
 //! [`Availability`]: super::availability::Availability
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
 use rand::{Rng, RngExt};
 
+use super::availability::LEVELS;
 use super::block_minima::{BlockMinima, BLOCK};
 use super::candidates::{domain_end, Candidates};
 use super::{PickView, Picker};
-use crate::binmap::Binmap;
-use crate::chunk::{ChunkIndex, ChunkRange, MAX_CHUNK_INDEX};
+use crate::binmap::{Binmap, Subtree};
+use crate::chunk::{ChunkRange, MAX_CHUNK_INDEX};
 
 /// Blocks a round evaluates exactly before settling, by default.
 pub const DEFAULT_SEARCH_LIMIT: u32 = 64;
-
-/// Inner nodes spanning fewer blocks are expanded without first checking
-/// that the peer has chunks we lack under them: evaluating their few blocks
-/// costs about as much as the check.
-const CHECK_SPAN: usize = 16;
-
-// A heap key packs, smallest first: the bound (17 bits), the class (7 bits:
-// 0 for exact entries, then deeper nodes first) and a random tie-break.
-const VALUE_SHIFT: u32 = 47;
-const CLASS_SHIFT: u32 = 40;
-const RANDOM_BITS: u64 = (1 << CLASS_SHIFT) - 1;
-// A heap payload: a tree node, an evaluated block (`EXACT | slot`) or the
-// tail (`TAIL`).
-const EXACT: u64 = 1 << 63;
-const TAIL: u64 = u64::MAX;
 
 /// Picks the rarest fresh chunks, extended into runs (see the module
 /// documentation).
@@ -81,19 +65,14 @@ pub struct RarestFirst {
     search_limit: u32,
     /// Chunks chosen earlier in the current pick (scratch, empty between picks).
     picked: Binmap,
-    /// The search frontier: `(key, payload)`, smallest key first.
-    heap: BinaryHeap<Reverse<(u64, u64)>>,
-    /// The blocks evaluated in the current pick, by slot.
-    evals: Vec<Eval>,
 }
 
-/// A block evaluated exactly. Its fresh chunks only ever shrink during a
-/// pick (by the chunks picked), so the masks are refreshed, not recomputed.
+/// The rarest fresh chunks of one block.
 #[derive(Clone, Copy, Debug)]
 struct Eval {
     /// The block's first chunk.
     base: u64,
-    /// Its fresh chunks (bit `i` for chunk `base + i`).
+    /// Its fresh chunks (bit `i` for chunk `base + i`), exactly.
     fresh: u64,
     /// The smallest partial count among them.
     value: u32,
@@ -101,13 +80,14 @@ struct Eval {
     ties: u64,
 }
 
-/// Where a round found the rarest chunk.
-enum Found {
-    /// In the evaluated block of this slot; `queued` when its entry is still
-    /// on the heap.
-    Block { slot: usize, queued: bool },
-    /// This chunk of the tail.
-    Tail(u64),
+/// A round's depth-first walk: the rarest block so far and the work done.
+struct Walk {
+    best: Option<Eval>,
+    evaluated: u32,
+    /// Random bits for the walk's coin flips between equal bounds, drawn
+    /// once per round (a generator call per node would cost more than the
+    /// node).
+    coins: u64,
 }
 
 /// What a pick searches: the view and the availability index.
@@ -133,8 +113,6 @@ impl RarestFirst {
         RarestFirst {
             search_limit: blocks.max(1),
             picked: Binmap::new(),
-            heap: BinaryHeap::new(),
-            evals: Vec::new(),
         }
     }
 }
@@ -162,16 +140,6 @@ impl Picker for RarestFirst {
             return;
         }
         clear(&mut self.picked);
-        self.heap.clear();
-        self.evals.clear();
-        if Candidates::fresh(view, &self.picked)
-            .first_run(0, end - 1)
-            .is_none()
-        {
-            let start = rng.random_range(0..end);
-            Candidates::end_game(view, &self.picked).take_wrapping(start, end, max_chunks, out);
-            return;
-        }
         let s = Search {
             view,
             tree: view.availability.bound_for(view.peer_counted),
@@ -179,182 +147,119 @@ impl Picker for RarestFirst {
             tree_end: view.availability.chunk_count().min(end),
             end,
         };
-        if let (true, Some(root)) = (s.tree_end > 0, s.tree.root()) {
-            self.push(
-                u32::from(s.tree.value(root)),
-                node_class(root),
-                root as u64,
-                rng,
-            );
-        }
-        if s.tree_end < end {
-            self.push(0, 0, TAIL, rng);
-        }
         let mut budget = max_chunks;
         while budget > 0 {
-            let range = match self.next_rarest(&s, rng) {
-                None => break,
-                Some(Found::Tail(chunk)) => self.extend(&s, chunk, budget),
-                Some(Found::Block { slot, queued }) => {
-                    let e = self.evals[slot];
+            let found = self.rarest_block(&s, rng);
+            // The tail counts 0 (see the module documentation): it wins
+            // unless a block has a chunk of count 0 too, then a coin decides.
+            let tail = (s.tree_end < end)
+                .then(|| self.tail_chunk(&s, rng))
+                .flatten()
+                .filter(|_| found.is_none_or(|e| e.value > 0 || rng.random_bool(0.5)));
+            let range = match (tail, found) {
+                (Some(chunk), _) => self.extend(&s, chunk, budget),
+                (None, Some(e)) => {
                     let chunk = e.base + random_run_start(e.ties, rng);
-                    if !queued {
-                        self.push(e.value, 0, EXACT | slot as u64, rng);
-                    }
                     self.extend_in_block(&s, &e, chunk, budget)
                 }
+                (None, None) => break,
             };
             out.push(range);
             budget -= range.len();
             self.picked.set(range);
+        }
+        if budget == max_chunks {
+            // Nothing fresh at this peer: the end game.
+            let start = rng.random_range(0..end);
+            Candidates::end_game(view, &self.picked).take_wrapping(start, end, max_chunks, out);
         }
         clear(&mut self.picked);
     }
 }
 
 impl RarestFirst {
-    /// Queues `payload` with bound `value`.
-    fn push(&mut self, value: u32, class: u32, payload: u64, rng: &mut dyn Rng) {
-        let key = u64::from(value) << VALUE_SHIFT
-            | u64::from(class) << CLASS_SHIFT
-            | (rng.next_u64() & RANDOM_BITS);
-        self.heap.push(Reverse((key, payload)));
-    }
-
-    /// Where the next rarest fresh chunk is, or `None` when none is left.
-    fn next_rarest(&mut self, s: &Search<'_, '_>, rng: &mut dyn Rng) -> Option<Found> {
-        let mut evaluated = 0u32;
-        let mut best: Option<usize> = None;
-        while let Some(Reverse((key, payload))) = self.heap.pop() {
-            let slot = if payload == TAIL {
-                let Some(chunk) = self.tail_chunk(s, rng) else {
-                    continue; // No fresh chunk left in the tail.
-                };
-                self.heap.push(Reverse((key, payload)));
-                return Some(Found::Tail(chunk));
-            } else if payload & EXACT != 0 {
-                let slot = (payload & !EXACT) as usize;
-                if !self.refresh(s, slot) {
-                    continue;
-                }
-                slot
-            } else {
-                let Some(block) = self.descend(s, payload as usize, rng) else {
-                    continue;
-                };
-                evaluated += 1;
-                let Some(slot) = self.evaluate(s, block) else {
-                    continue;
-                };
-                slot
-            };
-            let value = self.evals[slot].value;
-            let top = self.heap.peek().map(|e| (e.0 .0 >> VALUE_SHIFT) as u32);
-            if top.is_none_or(|top| value <= top) {
-                return Some(Found::Block {
-                    slot,
-                    queued: false,
-                });
-            }
-            self.push(value, 0, EXACT | slot as u64, rng);
-            if best.is_none_or(|b| value < self.evals[b].value) {
-                best = Some(slot);
-            }
-            if evaluated >= self.search_limit {
-                if let Some(slot) = best {
-                    return Some(Found::Block { slot, queued: true });
-                }
-            }
+    /// The block holding the rarest fresh chunks covered by the counts, with
+    /// them; `None` when there is none.
+    fn rarest_block(&self, s: &Search<'_, '_>, rng: &mut dyn Rng) -> Option<Eval> {
+        let root = s.tree.root().filter(|_| s.tree_end > 0)?;
+        let height = BLOCK.trailing_zeros() + s.tree.blocks(root).1.trailing_zeros();
+        let mut walk = Walk {
+            best: None,
+            evaluated: 0,
+            coins: rng.next_u64(),
+        };
+        let sub = s.view.peer_has.subtree(height);
+        if !sub.is_empty() {
+            self.visit(s, root, sub, height, &mut walk);
         }
-        None
+        walk.best
     }
 
-    /// Walks down from `node` (just popped, so its bound is the lowest)
-    /// to a leaf, always into the child with the lower bound (at random
-    /// between equal ones) and queueing the other: the heap would pop that
-    /// child next anyway, as deeper entries come first among equal bounds.
-    /// Skips subtrees where the peer has nothing we lack; returns the block
-    /// reached, or `None` when none may hold fresh chunks.
-    fn descend(&mut self, s: &Search<'_, '_>, mut node: usize, rng: &mut dyn Rng) -> Option<usize> {
-        // The first chunk from the node's start that the peer has and we
-        // lack, once searched: a cheap necessary condition for fresh chunks.
-        let mut first_lacking: Option<u64> = None;
-        loop {
-            if let Some(block) = s.tree.leaf_block(node) {
-                return Some(block);
+    /// Walks the subtree of `node` (covering `2^k` chunks, the peer's part
+    /// of them being `sub`) depth-first, lower bound first.
+    fn visit(&self, s: &Search<'_, '_>, node: usize, sub: Subtree, k: u32, walk: &mut Walk) {
+        if let Some(block) = s.tree.leaf_block(node) {
+            self.evaluate(s, block, sub.word(), walk);
+            return;
+        }
+        let (left, right) = (2 * node, 2 * node + 1);
+        let (left_sub, right_sub) = s.view.peer_has.subtree_halves(sub, k);
+        let (l, r) = (s.tree.value(left), s.tree.value(right));
+        // The node's own coin: a bit of the round's draw picked by the node
+        // number, so that siblings and cousins do not all flip alike.
+        let coin = walk.coins.rotate_right(node as u32 % 64) & 1 == 0;
+        let left_first = l < r || (l == r && coin);
+        let order = if left_first {
+            [(left, left_sub), (right, right_sub)]
+        } else {
+            [(right, right_sub), (left, left_sub)]
+        };
+        for (child, child_sub) in order {
+            let bound = u32::from(s.tree.value(child));
+            let settled = walk.best.is_some() && walk.evaluated >= self.search_limit;
+            if child_sub.is_empty()
+                || walk.best.is_some_and(|b| bound >= b.value)
+                || settled
+                || s.tree.blocks(child).0 as u64 * BLOCK >= s.tree_end
+            {
+                continue;
             }
-            let (lo, hi) = s.node_bounds(node)?;
-            if first_lacking.is_none() && s.tree.blocks(node).1 >= CHECK_SPAN {
-                let found = s
-                    .view
-                    .peer_has
-                    .first_in_difference(s.view.have, ChunkIndex(lo));
-                first_lacking = Some(found.map_or(u64::MAX, |x| x.0));
-            }
-            let from = first_lacking.unwrap_or(lo);
-            if from > hi {
-                return None;
-            }
-            let open = |child: usize| s.node_bounds(child).is_some_and(|(_, last)| last >= from);
-            let (left, right) = (2 * node, 2 * node + 1);
-            node = match (open(left), open(right)) {
-                (false, false) => return None,
-                (true, false) => left,
-                (false, true) => right,
-                (true, true) => {
-                    let (l, r) = (s.tree.value(left), s.tree.value(right));
-                    let go_left = l < r || (l == r && rng.next_u32() & 1 == 0);
-                    let (next, other) = if go_left {
-                        (left, right)
-                    } else {
-                        (right, left)
-                    };
-                    let value = u32::from(s.tree.value(other));
-                    self.push(value, node_class(other), other as u64, rng);
-                    next
-                }
-            };
-            // Still the first lacking chunk from the child's start, unless
-            // that start lies past it (the right child): then unknown.
-            if first_lacking.is_some_and(|x| x < s.tree.blocks(node).0 as u64 * BLOCK) {
-                first_lacking = None;
-            }
+            self.visit(s, child, child_sub, k - 1, walk);
         }
     }
 
-    /// Evaluates `block` into a new slot; `None` when nothing in it is fresh.
-    fn evaluate(&mut self, s: &Search<'_, '_>, block: usize) -> Option<usize> {
-        let (base, hi) = s.block_bounds(block);
-        if base > hi {
-            return None;
+    /// Evaluates `block`, where the peer has `peer_word`, keeping it when
+    /// its rarest fresh chunks beat the best so far.
+    fn evaluate(&self, s: &Search<'_, '_>, block: usize, peer_word: u64, walk: &mut Walk) {
+        let base = block as u64 * BLOCK;
+        let valid = u64::MAX >> (BLOCK - (s.tree_end - base).min(BLOCK));
+        let hint = peer_word & valid & !s.view.availability.taken_word(block);
+        if hint == 0 {
+            return;
         }
-        let fresh = Candidates::fresh(s.view, &self.picked).word_mask(base, hi);
-        if fresh == 0 {
-            return None;
+        walk.evaluated += 1;
+        let below = walk.best.map_or(u32::MAX, |b| b.value);
+        let levels = s.view.availability.levels(block);
+        if rarest_in(levels, s.counts, base, hint, below).is_none() {
+            return;
         }
-        let (value, ties) = rarest_of(s.counts, base, fresh);
-        self.evals.push(Eval {
-            base,
-            fresh,
-            value,
-            ties,
-        });
-        Some(self.evals.len() - 1)
-    }
-
-    /// Removes the chunks picked since from an evaluated block, finding its
-    /// new rarest chunks if needed; false when nothing in it is fresh.
-    fn refresh(&mut self, s: &Search<'_, '_>, slot: usize) -> bool {
-        let e = &mut self.evals[slot];
+        // It would improve: check against the sets themselves.
+        let w = base / BLOCK;
+        let mut fresh = hint & !s.view.have.word(w) & !s.view.requested.word(w);
         if !self.picked.is_empty() {
-            let taken = self.picked.word(e.base / BLOCK);
-            e.fresh &= !taken;
-            e.ties &= !taken;
+            fresh &= !self.picked.word(w);
         }
-        if e.fresh != 0 && e.ties == 0 {
-            (e.value, e.ties) = rarest_of(s.counts, e.base, e.fresh);
+        if fresh == 0 {
+            return;
         }
-        e.fresh != 0
+        if let Some((value, ties)) = rarest_in(levels, s.counts, base, fresh, below) {
+            walk.best = Some(Eval {
+                base,
+                fresh,
+                value,
+                ties,
+            });
+        }
     }
 
     /// A fresh chunk of the tail, from a random place; `None` when none.
@@ -407,22 +312,6 @@ impl RarestFirst {
     }
 }
 
-impl Search<'_, '_> {
-    /// The chunks of `block` covered by the counts and pickable.
-    fn block_bounds(&self, block: usize) -> (u64, u64) {
-        let lo = block as u64 * BLOCK;
-        (lo, (lo + BLOCK - 1).min(self.tree_end - 1))
-    }
-
-    /// The chunks under `node` covered by the counts and pickable, if any.
-    fn node_bounds(&self, node: usize) -> Option<(u64, u64)> {
-        let (first, blocks) = self.tree.blocks(node);
-        let lo = first as u64 * BLOCK;
-        let hi = ((first + blocks) as u64 * BLOCK - 1).min(self.tree_end - 1);
-        (lo <= hi).then_some((lo, hi))
-    }
-}
-
 /// Empties the scratch set.
 fn clear(map: &mut Binmap) {
     if !map.is_empty() {
@@ -430,10 +319,32 @@ fn clear(map: &mut Binmap) {
     }
 }
 
-/// The heap class of a tree node: deeper nodes first among equal bounds, so
-/// that ties are searched depth-first.
-fn node_class(node: usize) -> u32 {
-    1 + (63 - BlockMinima::depth(node))
+/// The rarest chunks of `mask` (block chunks from `base`, not empty) if
+/// their count is below `below`: the count and the chunks having it. The
+/// per-count bitsets answer counts under [`LEVELS`]; past them (every
+/// chunk of the mask that common) the counts are read one by one.
+fn rarest_in(
+    levels: &[u64; LEVELS],
+    counts: &[u16],
+    base: u64,
+    mask: u64,
+    below: u32,
+) -> Option<(u32, u64)> {
+    for (count, &level) in levels
+        .iter()
+        .enumerate()
+        .take(below.min(LEVELS as u32) as usize)
+    {
+        let ties = mask & level;
+        if ties != 0 {
+            return Some((count as u32, ties));
+        }
+    }
+    if below as usize <= LEVELS {
+        return None;
+    }
+    let (value, ties) = rarest_of(counts, base, mask);
+    (value < below).then_some((value, ties))
 }
 
 /// The smallest count among the chunks of `mask` (bit `i` for chunk

@@ -1,5 +1,6 @@
 use super::super::availability::Availability;
 use super::*;
+use crate::chunk::ChunkIndex;
 use crate::time::Instant;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::SeedableRng;
@@ -120,6 +121,22 @@ fn picks_the_rarest_chunk_and_extends_it() {
     // Rightwards first: with the right side short, leftwards too.
     s.have = map(&[(615, 999)]);
     assert_eq!(s.pick(30, 3), [(585, 614)]);
+}
+
+#[test]
+fn common_chunks_are_ranked_by_their_counts() {
+    // Every count above the per-count bitsets: the counts themselves rank.
+    let mut s = Sets::new(1000, &[(0, 999)]);
+    (0..12).for_each(|_| s.availability.add(r(0, 999)));
+    s.availability.remove(r(500, 503));
+    (0..3).for_each(|_| s.availability.add(r(0, 499)));
+    for seed in 0..8 {
+        assert_eq!(s.pick(4, seed), [(500, 503)], "seed {seed}");
+    }
+    // One chunk drops into the bitsets' range: it comes first.
+    (0..9).for_each(|_| s.availability.remove(r(77, 77)));
+    assert_eq!(s.availability.count(ChunkIndex(77)), 7);
+    assert_eq!(s.pick(5, 1), [(77, 81)]);
 }
 
 #[test]
