@@ -257,18 +257,7 @@ impl Channel {
             let Some(range) = ChunkRange::with_len(first, n as u64) else {
                 break;
             };
-            // A HAVE for chunks the peer has announced itself tells it
-            // nothing it can act on (it requests only chunks it lacks), and
-            // in a swarm downloading together about half the HAVEs are such:
-            // leave them out. RFC 7574 §3.2 asks for HAVEs to inform peers,
-            // not for every chunk to every peer; a peer that learns of our
-            // chunks this way still hears of every chunk it lacks.
-            let known = if n == 1 {
-                self.remote_has.contains(first)
-            } else {
-                self.remote_has.is_filled(range)
-            };
-            if !known && !self.push_have_range(swarm, w, range) {
+            if !self.push_have_range(swarm, w, range) {
                 return;
             }
             self.have_cursor += n;
