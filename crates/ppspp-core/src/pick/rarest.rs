@@ -48,7 +48,7 @@
 use rand::{Rng, RngExt};
 
 use super::availability::LEVELS;
-use super::block_minima::{BlockMinima, BLOCK};
+use super::block_minima::{BlockMinima, BLOCK, NONE};
 use super::candidates::{domain_end, Candidates};
 use super::{PickView, Picker};
 use crate::binmap::{Binmap, Subtree};
@@ -81,9 +81,25 @@ struct Eval {
 }
 
 /// A round's depth-first walk: the rarest block so far and the work done.
+///
+/// A walk in bound order would evaluate the fewest blocks, but pays a heap
+/// operation per node; a plain depth-first walk is cheap per node but, where
+/// bounds vary a lot, evaluates many blocks before it finds a good one to
+/// prune with. So the walk goes in passes: each enters only subtrees whose
+/// bound is at most a threshold, starting at the lowest bound; if a better
+/// chunk may still lie above it, the next pass raises the threshold to the
+/// lowest bound left out, and evaluates only the blocks newly within it.
 struct Walk {
     best: Option<Eval>,
     evaluated: u32,
+    /// This pass's threshold.
+    threshold: u32,
+    /// Blocks with a bound below this were evaluated by earlier passes.
+    done_below: u32,
+    /// The lowest bound this pass left out for being over the threshold.
+    next: Option<u32>,
+    /// The least the threshold rises by at the next pass.
+    step: u32,
     /// Random bits for the walk's coin flips between equal bounds, drawn
     /// once per round (a generator call per node would cost more than the
     /// node).
@@ -183,23 +199,47 @@ impl RarestFirst {
     fn rarest_block(&self, s: &Search<'_, '_>, rng: &mut dyn Rng) -> Option<Eval> {
         let root = s.tree.root().filter(|_| s.tree_end > 0)?;
         let height = BLOCK.trailing_zeros() + s.tree.blocks(root).1.trailing_zeros();
+        let sub = s.view.peer_has.subtree(height);
+        if sub.is_empty() {
+            return None;
+        }
         let mut walk = Walk {
             best: None,
             evaluated: 0,
             coins: rng.next_u64(),
+            threshold: u32::from(s.tree.value(root)),
+            done_below: 0,
+            next: None,
+            step: 1,
         };
-        let sub = s.view.peer_has.subtree(height);
-        if !sub.is_empty() {
+        // Passes with a rising threshold (see `Walk`): the first holds the
+        // lowest bound, so a flat tree takes one pass.
+        loop {
             self.visit(s, root, sub, height, &mut walk);
+            let settled = walk.best.is_some() && walk.evaluated >= self.search_limit;
+            match walk.next.take() {
+                // Blocks left out bound their chunks by `next` at least.
+                Some(next) if walk.best.is_none_or(|b| next < b.value) && !settled => {
+                    // Rising by at least a doubling step keeps the passes
+                    // few where bounds spread over many values.
+                    walk.done_below = walk.threshold + 1;
+                    walk.threshold = next.max(walk.threshold.saturating_add(walk.step));
+                    walk.step = walk.step.saturating_mul(2);
+                }
+                _ => return walk.best,
+            }
         }
-        walk.best
     }
 
     /// Walks the subtree of `node` (covering `2^k` chunks, the peer's part
-    /// of them being `sub`) depth-first, lower bound first.
+    /// of them being `sub`) depth-first, lower bound first, entering only
+    /// subtrees whose bound is within the pass's threshold.
     fn visit(&self, s: &Search<'_, '_>, node: usize, sub: Subtree, k: u32, walk: &mut Walk) {
         if let Some(block) = s.tree.leaf_block(node) {
-            self.evaluate(s, block, sub.word(), walk);
+            // Blocks under the previous passes' threshold were evaluated.
+            if u32::from(s.tree.value(node)) >= walk.done_below {
+                self.evaluate(s, block, sub.word(), walk);
+            }
             return;
         }
         let (left, right) = (2 * node, 2 * node + 1);
@@ -217,11 +257,17 @@ impl RarestFirst {
         for (child, child_sub) in order {
             let bound = u32::from(s.tree.value(child));
             let settled = walk.best.is_some() && walk.evaluated >= self.search_limit;
+            // A bound of NONE: every counted chunk below is taken.
             if child_sub.is_empty()
+                || bound == u32::from(NONE)
                 || walk.best.is_some_and(|b| bound >= b.value)
                 || settled
                 || s.tree.blocks(child).0 as u64 * BLOCK >= s.tree_end
             {
+                continue;
+            }
+            if bound > walk.threshold {
+                walk.next = Some(walk.next.map_or(bound, |n| n.min(bound)));
                 continue;
             }
             self.visit(s, child, child_sub, k - 1, walk);

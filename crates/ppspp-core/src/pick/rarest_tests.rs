@@ -140,6 +140,26 @@ fn common_chunks_are_ranked_by_their_counts() {
 }
 
 #[test]
+fn bounds_spread_over_many_values_take_several_passes() {
+    // Block b: a chunk the peer lacks counted 1 + b % 5 (the block's bound),
+    // and a chunk of the peer's counted 6 or more, but 4 in block 29: the
+    // first passes (bounds 1, 2, 3) find only commoner chunks of the peer.
+    let blocks = 32u64;
+    let peer: Vec<(u64, u64)> = (0..blocks).map(|b| (b * 64 + 1, b * 64 + 1)).collect();
+    let mut s = Sets::new(blocks * 64, &peer);
+    for b in 0..blocks {
+        let lacking = b * 64 + 2;
+        (0..=b % 5).for_each(|_| s.availability.add(r(lacking, lacking)));
+        let extra = if b == 29 { 3 } else { 5 + (b * 37) % 11 };
+        (0..extra).for_each(|_| s.availability.add(r(b * 64 + 1, b * 64 + 1)));
+    }
+    assert_eq!(s.availability.count(ChunkIndex(29 * 64 + 1)), 4);
+    for seed in 0..16 {
+        assert_eq!(s.pick(1, seed), [(29 * 64 + 1, 29 * 64 + 1)], "seed {seed}");
+    }
+}
+
+#[test]
 fn ties_are_broken_by_the_seeded_generator() {
     let mut s = Sets::new(4096, &[(0, 4095)]);
     // Single rare chunks, one per 512, each between common ones.
