@@ -74,15 +74,17 @@ impl Availability {
         for (i, &c) in self.counts.iter().enumerate() {
             set_level(&mut self.levels, i, c, true);
         }
-        let Self {
-            counts,
-            taken,
-            minima,
-            held,
-            ..
-        } = self;
-        minima.rebuild(blocks, |b| block_min(counts, taken, b, 0));
-        held.rebuild(blocks, |b| block_min(counts, taken, b, 1));
+        let (counts, taken, trees) = self.split();
+        for (tree, floor) in trees {
+            tree.rebuild(blocks, |b| block_min(counts, taken, b, floor));
+        }
+    }
+
+    /// The counts and the taken marks, beside each tree of minima with the
+    /// floor of the counts it keeps (borrowed apart, to update the trees).
+    fn split(&mut self) -> (&[u16], &[u64], [(&mut BlockMinima, u16); 2]) {
+        let trees = [(&mut self.minima, 0), (&mut self.held, 1)];
+        (&self.counts, &self.taken, trees)
     }
 
     /// The number of chunks counted individually (0 until
@@ -309,14 +311,8 @@ impl Availability {
     /// only when `before` was the minimum and the part rose.
     fn chunk_changed(&mut self, i: usize, before: Option<u16>, after: Option<u16>) {
         let b = i / 64;
-        let Self {
-            counts,
-            taken,
-            minima,
-            held,
-            ..
-        } = self;
-        for (tree, floor) in [(minima, 0), (held, 1)] {
+        let (counts, taken, trees) = self.split();
+        for (tree, floor) in trees {
             let (was, now) = (lift(before, floor), lift(after, floor));
             let leaf = tree.leaf(b);
             if now < leaf {
@@ -329,16 +325,12 @@ impl Availability {
 
     /// Recomputes the minima of the blocks holding chunks `first ..= last`.
     fn refresh(&mut self, first: usize, last: usize) {
-        let Self {
-            counts,
-            taken,
-            minima,
-            held,
-            ..
-        } = self;
-        let (a, b) = (first / 64, last / 64);
-        minima.update(a, b, |b| block_min(counts, taken, b, 0));
-        held.update(a, b, |b| block_min(counts, taken, b, 1));
+        let (counts, taken, trees) = self.split();
+        for (tree, floor) in trees {
+            tree.update(first / 64, last / 64, |b| {
+                block_min(counts, taken, b, floor)
+            });
+        }
     }
 }
 
