@@ -110,3 +110,63 @@ fn one_slot_is_shared_in_turns() {
         );
     }
 }
+
+/// With one slot: the first leecher stops asking (its requests are lost
+/// from 3 s on) while the second waits choked. The slot must go to the
+/// waiting one once the first is idle, well before the 30 s rotation.
+#[test]
+fn an_idle_slot_goes_to_a_waiting_peer() {
+    let data: Vec<u8> = (0..2_000_000u32).map(|i| (i % 241) as u8).collect();
+    let cs = ChunkSize::DEFAULT;
+    let tree = Arc::new(MerkleTree::from_bytes(&data, cs, HashFunction::Sha1).unwrap());
+    let config = EndpointConfig {
+        upload_slots: 1,
+        upload_limit: Some(25_000),
+        pex_auto_connect: false,
+        ..EndpointConfig::default()
+    };
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), common::seeder_endpoint(config, 1, &tree, &data));
+    let leecher_config = EndpointConfig {
+        pex_auto_connect: false,
+        ..EndpointConfig::default()
+    };
+    let (first, fh) = common::leecher_endpoint(leecher_config.clone(), 2, &tree, "sequential");
+    let (second, sh) = common::leecher_endpoint(leecher_config, 3, &tree, "sequential");
+    net.add(addr(2), first);
+    net.add(addr(3), second);
+    let now = net.now;
+    net.node(addr(2)).connect(now, fh, addr(1)).unwrap();
+    net.run_for(Duration::from_millis(500), |_| false);
+    let now = net.now;
+    net.node(addr(3)).connect(now, sh, addr(1)).unwrap();
+    net.run_for(Duration::from_millis(2500), |_| false);
+    let verified =
+        |net: &Net, at: u16, h| net.nodes[&addr(at)].swarm_stats(h).unwrap().chunks_verified;
+    assert!(verified(&net, 2, fh) > 0, "the first leecher got nothing");
+    assert_eq!(
+        verified(&net, 3, sh),
+        0,
+        "the slot was not the first's alone"
+    );
+    // From now on the first leecher's requests never arrive.
+    let silent_from = net.now;
+    let params = SwarmParams::default();
+    net.filter = Some(Box::new(move |f| {
+        let request = f.from == addr(2)
+            && decode_datagram(&f.bytes, params)
+                .is_ok_and(|(_, msgs)| msgs.flatten().any(|m| matches!(m, Message::Request(_))));
+        !request
+    }));
+    net.run_for(Duration::from_secs(60), |n| verified(n, 3, sh) > 0);
+    let waited = net.now.saturating_since(silent_from);
+    assert!(
+        verified(&net, 3, sh) > 0,
+        "the second leecher never got the slot"
+    );
+    // Idle after IDLE (5 s), noticed at the next rechoke (every 10 s).
+    assert!(
+        waited < Duration::from_secs(20),
+        "the second leecher waited {waited:?}"
+    );
+}

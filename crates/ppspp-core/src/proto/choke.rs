@@ -5,8 +5,11 @@
 //! slot is theirs. Every rotation period the peer unchoked longest yields
 //! its slot to the peer choked longest, so a waiting peer is never starved
 //! (BitTorrent's round-robin idea without tit-for-tat). A peer is
-//! interested once it has requested something and until it has every chunk.
-//! Without a limit nobody is choked.
+//! interested once it has requested something and until it has every chunk,
+//! or until, holding a slot, it has not asked for anything for [`IDLE`]:
+//! PPSPP has no NOT-INTERESTED message, so a peer that got what it wanted
+//! from us (elsewhere complete, or just wanting nothing we have) would keep
+//! its slot until the rotation. Without a limit nobody is choked.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -17,6 +20,11 @@ use crate::wire::ChannelId;
 
 /// How often a slot changes hands when peers are waiting.
 pub(crate) const ROTATION: Duration = Duration::from_secs(30);
+
+/// How long an unchoked peer may go without a request and keep its slot.
+/// Chosen: well over a round trip with full queues (a downloader asks again
+/// at least every round trip), well under the rotation.
+pub(crate) const IDLE: Duration = Duration::from_secs(5);
 
 /// Chooses who is choked among the channels of one swarm. Channels whose
 /// state changes get `choke_dirty`, so their next datagram says so.
@@ -30,7 +38,11 @@ pub(crate) fn rechoke<'a>(
         if ch.state != State::Established || ch.close.is_some() {
             continue;
         }
-        if ch.requested_at.is_some() && !ch.remote_complete {
+        // Idle since its last request or its unchoke, whichever is later.
+        let idle = ch.requested_at.is_some_and(|at| {
+            !ch.choking_remote && now.saturating_since(at.max(ch.choke_changed)) >= IDLE
+        });
+        if ch.requested_at.is_some() && !ch.remote_complete && !idle {
             interested.push(ch);
         } else if ch.choking_remote {
             // Nothing to serve it: back to the unchoked default.

@@ -266,7 +266,12 @@ impl Channel {
     }
 
     fn on_request(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>, spec: ChunkSpec) {
-        if self.requested_at.is_none() {
+        // Interest begins, or comes back after the slot was let go idle
+        // (see `choke`): look at the slots again.
+        if self
+            .requested_at
+            .is_none_or(|at| ctx.now.saturating_since(at) >= crate::proto::choke::IDLE)
+        {
             ctx.rechoke = true;
         }
         self.requested_at = Some(ctx.now);
