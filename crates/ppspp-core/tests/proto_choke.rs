@@ -18,17 +18,25 @@ use ppspp_core::time::Instant;
 use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
 use ppspp_core::{ChunkSize, HashFunction};
 
-#[test]
-fn one_slot_is_shared_in_turns() {
-    let data: Vec<u8> = (0..2_000_000u32).map(|i| (i % 249) as u8).collect();
-    let cs = ChunkSize::DEFAULT;
-    let tree = Arc::new(MerkleTree::from_bytes(&data, cs, HashFunction::Sha1).unwrap());
+/// 2 MB of content, its tree, and a seeder's config with one upload slot
+/// and 25 kB/s, so that serving one leecher takes over a minute.
+fn one_slot(modulus: u32) -> (Vec<u8>, Arc<MerkleTree>, EndpointConfig) {
+    let data: Vec<u8> = (0..2_000_000u32).map(|i| (i % modulus) as u8).collect();
+    let tree =
+        Arc::new(MerkleTree::from_bytes(&data, ChunkSize::DEFAULT, HashFunction::Sha1).unwrap());
     let config = EndpointConfig {
         upload_slots: 1,
         upload_limit: Some(25_000),
         pex_auto_connect: false,
         ..EndpointConfig::default()
     };
+    (data, tree, config)
+}
+
+#[test]
+fn one_slot_is_shared_in_turns() {
+    let (data, tree, config) = one_slot(249);
+    let cs = ChunkSize::DEFAULT;
     let mut seeder = Endpoint::new(config, 1);
     seeder
         .add_swarm(
@@ -116,15 +124,7 @@ fn one_slot_is_shared_in_turns() {
 /// waiting one once the first is idle, well before the 30 s rotation.
 #[test]
 fn an_idle_slot_goes_to_a_waiting_peer() {
-    let data: Vec<u8> = (0..2_000_000u32).map(|i| (i % 241) as u8).collect();
-    let cs = ChunkSize::DEFAULT;
-    let tree = Arc::new(MerkleTree::from_bytes(&data, cs, HashFunction::Sha1).unwrap());
-    let config = EndpointConfig {
-        upload_slots: 1,
-        upload_limit: Some(25_000),
-        pex_auto_connect: false,
-        ..EndpointConfig::default()
-    };
+    let (data, tree, config) = one_slot(241);
     let mut net = Net::new(Duration::from_millis(10));
     net.add(addr(1), common::seeder_endpoint(config, 1, &tree, &data));
     let leecher_config = EndpointConfig {
