@@ -20,10 +20,8 @@ use ppspp_core::{ChunkSize, HashFunction};
 
 /// 2 MB of content, its tree, and a seeder's config with one upload slot
 /// and 25 kB/s, so that serving one leecher takes over a minute.
-fn one_slot(modulus: u32) -> (Vec<u8>, Arc<MerkleTree>, EndpointConfig) {
-    let data: Vec<u8> = (0..2_000_000u32).map(|i| (i % modulus) as u8).collect();
-    let tree =
-        Arc::new(MerkleTree::from_bytes(&data, ChunkSize::DEFAULT, HashFunction::Sha1).unwrap());
+fn one_slot(modulus: usize) -> (Vec<u8>, Arc<MerkleTree>, EndpointConfig) {
+    let (data, tree) = common::content(2_000_000, modulus, ChunkSize::DEFAULT);
     let config = EndpointConfig {
         upload_slots: 1,
         upload_limit: Some(25_000),

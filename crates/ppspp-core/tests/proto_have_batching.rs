@@ -11,17 +11,12 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use common::{addr, leecher_endpoint, seeder_endpoint, Net};
-use ppspp_core::merkle::MerkleTree;
 use ppspp_core::proto::EndpointConfig;
 use ppspp_core::time::Instant;
 use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
-use ppspp_core::{ChunkSize, HashFunction};
+use ppspp_core::ChunkSize;
 
 const LEN: usize = 300 * 1024;
-
-fn data() -> Vec<u8> {
-    (0..LEN).map(|i| (i % 253) as u8).collect()
-}
 
 /// Seeder at addr(1); leecher at addr(2) fetching from it (with a known
 /// tree); observer at addr(3), a leecher connected only to the leecher,
@@ -30,8 +25,7 @@ fn data() -> Vec<u8> {
 /// observer, whether the leecher completed).
 fn run(have_interval: Duration) -> (u64, u64, bool) {
     let cs = ChunkSize::new(1024).unwrap();
-    let bytes = data();
-    let tree = Arc::new(MerkleTree::from_bytes(&bytes, cs, HashFunction::Sha1).unwrap());
+    let (bytes, tree) = common::content(LEN, 253, cs);
     let config = EndpointConfig {
         have_interval,
         download_limit: Some(200 * 1024),

@@ -5,13 +5,11 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::{addr, leecher_endpoint, seeder_endpoint, Net};
-use ppspp_core::merkle::MerkleTree;
 use ppspp_core::proto::EndpointConfig;
-use ppspp_core::{ChunkSize, HashFunction};
+use ppspp_core::ChunkSize;
 
 const LEN: usize = 64 * 1024;
 
@@ -21,8 +19,7 @@ const LEN: usize = 64 * 1024;
 /// whether every leecher completed.
 fn run(n: u16, idle: Duration) -> (f64, bool) {
     let cs = ChunkSize::new(1024).unwrap();
-    let bytes: Vec<u8> = (0..LEN).map(|i| (i % 251) as u8).collect();
-    let tree = Arc::new(MerkleTree::from_bytes(&bytes, cs, HashFunction::Sha1).unwrap());
+    let (bytes, tree) = common::content(LEN, 251, cs);
     let config = EndpointConfig {
         pex_auto_connect: false,
         ..EndpointConfig::default()
@@ -76,8 +73,7 @@ fn download_limit_is_kept_and_resumes_on_its_own_timer() {
     const SIZE: usize = 400 * 1024;
     const LIMIT: u64 = 64 * 1024;
     let cs = ChunkSize::new(1024).unwrap();
-    let bytes: Vec<u8> = (0..SIZE).map(|i| (i % 249) as u8).collect();
-    let tree = Arc::new(MerkleTree::from_bytes(&bytes, cs, HashFunction::Sha1).unwrap());
+    let (bytes, tree) = common::content(SIZE, 249, cs);
     let config = EndpointConfig {
         pex_auto_connect: false,
         ..EndpointConfig::default()

@@ -5,13 +5,11 @@
 
 mod common;
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use common::{addr, leecher_endpoint, seeder_endpoint, Net};
-use ppspp_core::merkle::MerkleTree;
 use ppspp_core::proto::{EndpointConfig, SwarmHandle};
-use ppspp_core::{ChunkIndex, ChunkSize, HashFunction};
+use ppspp_core::{ChunkIndex, ChunkSize};
 
 const CHUNKS: u64 = 600;
 
@@ -31,10 +29,7 @@ fn check_taken(net: &Net, h: SwarmHandle) -> (u64, u64) {
 #[test]
 fn taken_marks_follow_requests_arrivals_and_releases() {
     let cs = ChunkSize::new(1024).unwrap();
-    let bytes: Vec<u8> = (0..CHUNKS as usize * 1024)
-        .map(|i| (i % 253) as u8)
-        .collect();
-    let tree = Arc::new(MerkleTree::from_bytes(&bytes, cs, HashFunction::Sha1).unwrap());
+    let (bytes, tree) = common::content(CHUNKS as usize * 1024, 253, cs);
     let config = EndpointConfig {
         pex_auto_connect: false,
         ..EndpointConfig::default()

@@ -5,7 +5,7 @@
 //! `64b .. 64b + 64`), ignoring chunks taken (had or requested); every inner node
 //! holds the minimum of its two children. A node's value is therefore a
 //! lower bound on the availability of any chunk worth requesting under it,
-//! which lets a best-first search skip whole subtrees.
+//! which lets rarest-first skip whole subtrees.
 
 /// Chunks per block: one word of the "taken" bitset.
 pub(crate) const BLOCK: u64 = 64;

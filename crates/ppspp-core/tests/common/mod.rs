@@ -170,6 +170,20 @@ impl Storage for Shared {
     }
 }
 
+/// `len` bytes of test content (byte `i` is `i % modulus`, so that chunks
+/// differ) and its SHA-1 tree in chunks of `cs`.
+pub fn content(
+    len: usize,
+    modulus: usize,
+    cs: ppspp_core::ChunkSize,
+) -> (Vec<u8>, std::sync::Arc<ppspp_core::merkle::MerkleTree>) {
+    let bytes: Vec<u8> = (0..len).map(|i| (i % modulus) as u8).collect();
+    let tree =
+        ppspp_core::merkle::MerkleTree::from_bytes(&bytes, cs, ppspp_core::HashFunction::Sha1)
+            .expect("test content hashes");
+    (bytes, std::sync::Arc::new(tree))
+}
+
 /// An endpoint seeding `bytes`, whose tree is `tree`, picking with `picker`.
 pub fn seeder_endpoint(
     config: ppspp_core::proto::EndpointConfig,
