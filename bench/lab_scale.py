@@ -4,11 +4,13 @@
 at several swarm sizes, one process per run.
 
 Usage: bench/lab_scale.py [--peers 100,1000] [--size 20MB] [--seed 1]
-                          [--set KEY=VALUE ...] [--keep DIR] [--bin PATH]
+                          [--threads N] [--set KEY=VALUE ...] [--keep DIR]
+                          [--bin PATH]
 
 For each size prints: peers that completed, virtual and wall seconds,
 wall/virtual (below 1: faster than real time), events, events per wall
-second and the peak RSS of the run (the child's ru_maxrss). The leechers
+second and the peak RSS of the run (the child's ru_maxrss), with the
+threads the run used (`--threads`, default one per core). The leechers
 are split evenly over the scenario's five regions. Build first:
 `cargo build --release`.
 """
@@ -37,6 +39,8 @@ def run_one(peers, args, out):
     for kv in args.set:
         sets += ["--set", kv]
     cmd = [args.bin, "lab", "run", SCENARIO, "--seed", str(args.seed), "--out", out] + sets
+    if args.threads:
+        cmd += ["--threads", str(args.threads)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     t0 = time.monotonic()
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -57,6 +61,7 @@ def main():
     ap.add_argument("--size", default="20MB", help="content size")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--set", action="append", default=[], help="extra scenario override")
+    ap.add_argument("--threads", type=int, help="simulation threads (default: one per core)")
     ap.add_argument("--keep", help="keep results folders under this directory")
     ap.add_argument("--bin", default=PPSPP, help="the ppspp binary (default: the release build)")
     args = ap.parse_args()
@@ -65,14 +70,17 @@ def main():
     sizes = sorted(int(x) for x in args.peers.split(","))
     root = args.keep or tempfile.mkdtemp(prefix="lab-scale-")
     print(f"scenario {os.path.relpath(SCENARIO, ROOT)}, content {args.size}, seed {args.seed}")
-    print("| leechers | completed | virtual s | wall s | wall/virtual | events | events/s | peak RSS MB |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    print(
+        "| leechers | threads | completed | virtual s | wall s | wall/virtual "
+        "| events | events/s | peak RSS MB |"
+    )
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for n in sizes:
         out = os.path.join(root, f"n{n}")
         s, rss, _ = run_one(n, args, out)
         wall, virt = s["wall_s"], s["virtual_s"]
         print(
-            f"| {n} | {s['completed']} | {virt:.1f} | {wall:.1f} | {wall / virt:.3f} "
+            f"| {n} | {s.get('threads', 1)} | {s['completed']} | {virt:.1f} | {wall:.1f} | {wall / virt:.3f} "
             f"| {s['events']} | {s['events'] / wall:.0f} | {rss:.0f} |",
             flush=True,
         )

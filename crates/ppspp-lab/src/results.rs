@@ -246,6 +246,7 @@ pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
         "events": sum.events,
         "virtual_s": sum.virtual_s,
         "wall_s": sum.wall_s,
+        "threads": sim.partitions(),
         "events_per_s": sum.events as f64 / sum.wall_s.max(1e-9),
         "wall_per_virtual": sum.wall_s / sum.virtual_s.max(1e-9),
         "peers": sum.peers,

@@ -24,6 +24,8 @@ pub enum Stream {
     Flow = 3,
     /// Arrivals and departures.
     Churn = 4,
+    /// A peer's answers from the tracker.
+    Tracker = 5,
 }
 
 /// The seed of component `index` of kind `stream` in the experiment `seed`.

@@ -34,8 +34,8 @@ pub struct Outcome {
 }
 
 /// Runs the scenario `text` (named `file` in errors) with `seed` (or its
-/// own), writing the results folder to `out` if given. `tick` sees virtual
-/// time as the run goes.
+/// own) on one thread, writing the results folder to `out` if given.
+/// `tick` sees virtual time as the run goes.
 pub fn run(
     text: &str,
     file: &str,
@@ -43,8 +43,20 @@ pub fn run(
     out: Option<&Path>,
     tick: impl FnMut(Instant),
 ) -> Result<Outcome, RunError> {
+    run_with_threads(text, file, seed, 1, out, tick)
+}
+
+/// As [`run`], on up to `threads` threads; the outcome is the same.
+pub fn run_with_threads(
+    text: &str,
+    file: &str,
+    seed: Option<u64>,
+    threads: usize,
+    out: Option<&Path>,
+    tick: impl FnMut(Instant),
+) -> Result<Outcome, RunError> {
     let scenario = scenario::parse(text, file)?;
-    let mut sim = Simulation::new(scenario, seed).map_err(RunError::Build)?;
+    let mut sim = Simulation::with_threads(scenario, seed, threads).map_err(RunError::Build)?;
     // Wall time is only reported, never fed to the simulation.
     let started = std::time::Instant::now();
     sim.run(tick);

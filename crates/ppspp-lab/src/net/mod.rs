@@ -67,13 +67,67 @@ struct Path {
 /// A packet between two links, due at the next one (or at its host).
 struct InFlight {
     next: u8,
+    id: PacketId,
     packet: Packet,
 }
 
-/// When a packet in flight is due: (time, sequence, its slot). The heap
+/// A packet's identity, also its place among events due at the same
+/// instant: the sending host in the high bits, that host's count of sends
+/// in the low ones. It depends on nothing but the sender's own history, so
+/// the order of simultaneous events is the same however the hosts are
+/// split among partitions (see [`Partitioning`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PacketId(pub u64);
+
+/// Bits of a [`PacketId`] that count a host's sends.
+const SEND_BITS: u32 = 40;
+
+/// When a packet in flight is due: (time, packet id, its slot). The heap
 /// holds these small keys and the packets wait in a slab, so that sifting
 /// moves 24 bytes, not whole packets.
-type Due = Reverse<(Instant, u64, u32)>;
+type Due = Reverse<(Instant, PacketId, u32)>;
+
+/// Which hosts' links this network moves packets on, when the simulation
+/// runs as several partitions (one network each): partition `part` of
+/// `parts` owns the hosts whose id is `part` modulo `parts`. A packet for
+/// a host of another partition leaves through the outbox once it has
+/// crossed the core, where the delay is at least the lookahead.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Partitioning {
+    /// This network's partition.
+    pub part: u32,
+    /// How many partitions there are.
+    pub parts: u32,
+}
+
+impl Partitioning {
+    /// Everything in one partition.
+    pub const WHOLE: Partitioning = Partitioning { part: 0, parts: 1 };
+
+    /// The partition that owns `host`.
+    pub fn owner(self, host: HostId) -> u32 {
+        host.0 % self.parts
+    }
+
+    /// Whether this partition owns `host`.
+    pub fn owns(self, host: HostId) -> bool {
+        self.owner(host) == self.part
+    }
+}
+
+/// A packet handed from one partition's network to another's: due at
+/// `at` on the next link of its path.
+pub struct Handoff {
+    at: Instant,
+    flight: InFlight,
+}
+
+impl Handoff {
+    /// The host it goes to (whose partition takes it).
+    pub fn dst(&self) -> HostId {
+        self.flight.packet.dst
+    }
+}
 
 /// Counters of the whole network.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -101,9 +155,16 @@ pub struct Network {
     /// Packets in flight by slot; free slots are listed in `free`.
     slots: Vec<Option<InFlight>>,
     free: Vec<u32>,
-    seq: u64,
+    /// Sends so far by each host (the low bits of its packet ids).
+    sends: Vec<u64>,
     ready: VecDeque<Packet>,
     stats: NetStats,
+    partitioning: Partitioning,
+    /// Packets bound for other partitions, due there at or after the
+    /// lookahead.
+    outbox: Vec<Handoff>,
+    /// The host whose access link each link is (`None` for site links).
+    link_host: Vec<Option<HostId>>,
 }
 
 impl Network {
@@ -119,10 +180,77 @@ impl Network {
             in_flight: BinaryHeap::new(),
             slots: Vec::new(),
             free: Vec::new(),
-            seq: 0,
+            sends: Vec::new(),
             ready: VecDeque::new(),
             stats: NetStats::default(),
+            partitioning: Partitioning::WHOLE,
+            outbox: Vec::new(),
+            link_host: Vec::new(),
         }
+    }
+
+    /// Makes this network one partition's: it moves packets only on its
+    /// own hosts' links and hands the others on (see [`Partitioning`]).
+    /// Only for networks without sites, whose paths are `A.up → core →
+    /// B.down`.
+    pub fn set_partitioning(&mut self, p: Partitioning) {
+        debug_assert!(self.sites.is_empty() || p.parts == 1);
+        self.partitioning = p;
+    }
+
+    /// A lower bound on the time from a packet leaving a host to its
+    /// arrival at another host's downlink: the smallest uplink delay plus
+    /// the smallest core delay. Partitions may run this far apart.
+    pub fn lookahead(&self) -> Duration {
+        let up = self
+            .hosts
+            .iter()
+            .map(|h| self.links[h.up.0 as usize].config().delay)
+            .min()
+            .unwrap_or(Duration::ZERO);
+        let groups = self.group_delay.len();
+        let covered = self
+            .hosts
+            .iter()
+            .all(|h| h.group < groups && self.group_delay.iter().all(|r| r.len() == groups));
+        let core = if covered {
+            self.group_delay
+                .iter()
+                .flatten()
+                .chain(self.pair_delay.values())
+                .min()
+                .copied()
+                .unwrap_or(Duration::ZERO)
+        } else {
+            Duration::ZERO
+        };
+        up + core
+    }
+
+    /// Takes the packets bound for other partitions.
+    pub fn take_outbox(&mut self) -> Vec<Handoff> {
+        std::mem::take(&mut self.outbox)
+    }
+
+    /// Takes a packet from another partition.
+    pub fn inject(&mut self, h: Handoff) {
+        debug_assert!(self.partitioning.owns(h.flight.packet.dst));
+        self.schedule(h.at, h.flight);
+    }
+
+    /// Takes over from `other` (another partition's network over the same
+    /// topology) the links of the hosts it owns, and adds its counters.
+    pub fn absorb(&mut self, other: &mut Network) {
+        let p = other.partitioning;
+        for (i, host) in self.link_host.iter().enumerate() {
+            if host.is_some_and(|h| p.owns(h)) {
+                std::mem::swap(&mut self.links[i], &mut other.links[i]);
+            }
+        }
+        self.stats.sent += other.stats.sent;
+        self.stats.delivered += other.stats.delivered;
+        self.stats.queue_drops += other.stats.queue_drops;
+        self.stats.lost += other.stats.lost;
     }
 
     /// Adds a link (one direction).
@@ -130,6 +258,7 @@ impl Network {
         let id = LinkId(self.links.len() as u32);
         let r = rng(self.seed, Stream::Link, u64::from(id.0));
         self.links.push(Link::new(config, r));
+        self.link_host.push(None);
         id
     }
 
@@ -192,13 +321,17 @@ impl Network {
     ) -> HostId {
         let up = self.add_link(up);
         let down = self.add_link(down);
+        let host = HostId(self.hosts.len() as u32);
+        self.link_host[up.0 as usize] = Some(host);
+        self.link_host[down.0 as usize] = Some(host);
         self.hosts.push(Attachment {
             up,
             down,
             site,
             group,
         });
-        HostId(self.hosts.len() as u32 - 1)
+        self.sends.push(0);
+        host
     }
 
     /// Sets the one-way core delay between groups: `matrix[from][to]`.
@@ -302,12 +435,16 @@ impl Network {
             return;
         }
         self.stats.sent += 1;
-        self.advance(now, 0, packet);
+        let count = &mut self.sends[packet.src.0 as usize];
+        *count += 1;
+        let id =
+            PacketId((u64::from(packet.src.0) << SEND_BITS) | (*count & ((1 << SEND_BITS) - 1)));
+        self.advance(now, 0, id, packet);
     }
 
     /// Offers `packet` to link `next` of its path at `now` (or delivers it
     /// when the path is done).
-    fn advance(&mut self, now: Instant, next: u8, packet: Packet) {
+    fn advance(&mut self, now: Instant, next: u8, id: PacketId, packet: Packet) {
         let path = self.path(packet.src, packet.dst);
         if next >= path.len {
             self.stats.delivered += 1;
@@ -321,26 +458,38 @@ impl Network {
                     let d = self.core_delay(packet.src, packet.dst);
                     at = Instant::from_micros(at.as_micros() + duration_micros(d));
                 }
-                self.seq += 1;
-                let f = Some(InFlight {
+                let flight = InFlight {
                     next: next + 1,
+                    id,
                     packet,
-                });
-                let slot = match self.free.pop() {
-                    Some(i) => {
-                        self.slots[i as usize] = f;
-                        i
-                    }
-                    None => {
-                        self.slots.push(f);
-                        self.slots.len() as u32 - 1
-                    }
                 };
-                self.in_flight.push(Reverse((at, self.seq, slot)));
+                if next + 1 >= path.core_after && !self.partitioning.owns(flight.packet.dst) {
+                    // Past the core: the rest of the path is another
+                    // partition's.
+                    self.outbox.push(Handoff { at, flight });
+                } else {
+                    self.schedule(at, flight);
+                }
             }
             Offer::QueueDrop => self.stats.queue_drops += 1,
             Offer::Lost => self.stats.lost += 1,
         }
+    }
+
+    fn schedule(&mut self, at: Instant, flight: InFlight) {
+        let id = flight.id;
+        let f = Some(flight);
+        let slot = match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = f;
+                i
+            }
+            None => {
+                self.slots.push(f);
+                self.slots.len() as u32 - 1
+            }
+        };
+        self.in_flight.push(Reverse((at, id, slot)));
     }
 
     /// When something next happens inside the network.
@@ -348,8 +497,10 @@ impl Network {
         self.in_flight.peek().map(|r| r.0 .0)
     }
 
-    /// Moves every packet due by `now` on to its next link or its host.
-    pub fn handle_timeout(&mut self, now: Instant) {
+    /// Moves every packet due by `now` on to its next link or its host;
+    /// returns how many moves that made.
+    pub fn handle_timeout(&mut self, now: Instant) -> u64 {
+        let mut moves = 0;
         while self.in_flight.peek().is_some_and(|r| r.0 .0 <= now) {
             let Some(Reverse((at, _, slot))) = self.in_flight.pop() else {
                 break;
@@ -358,8 +509,10 @@ impl Network {
                 continue;
             };
             self.free.push(slot);
-            self.advance(at, f.next, f.packet);
+            moves += 1;
+            self.advance(at, f.next, f.id, f.packet);
         }
+        moves
     }
 
     /// The next packet that reached its host.

@@ -92,6 +92,13 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
     if s.content.size.0 == 0 {
         return Err(err(None, "content.size must be at least 1 byte".into(), ""));
     }
+    if s.swarm.tracker_notice.0.is_zero() {
+        return Err(err(
+            None,
+            "swarm.tracker_notice must be above zero".into(),
+            "50ms is the default",
+        ));
+    }
     ChunkSize::new(s.content.chunk_size.0).map_err(|e| {
         err(
             None,

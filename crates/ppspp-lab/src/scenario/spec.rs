@@ -111,10 +111,19 @@ pub struct SwarmSpec {
     /// the tracker again (a newcomer refused by full peers is not stranded).
     #[serde(default = "default_reannounce")]
     pub reannounce: Dur,
+    /// How long after a peer leaves the tracker stops naming it: the
+    /// one-way trip of the peer's last announce. Must be above zero (the
+    /// simulator's partitions run at most this far apart).
+    #[serde(default = "default_tracker_notice")]
+    pub tracker_notice: Dur,
 }
 
 fn default_reannounce() -> Dur {
     Dur(std::time::Duration::from_secs(15))
+}
+
+fn default_tracker_notice() -> Dur {
+    Dur(std::time::Duration::from_millis(50))
 }
 
 impl Default for SwarmSpec {
@@ -123,6 +132,7 @@ impl Default for SwarmSpec {
             tracker_peers: default_tracker_peers(),
             max_peers: None,
             reannounce: default_reannounce(),
+            tracker_notice: default_tracker_notice(),
         }
     }
 }

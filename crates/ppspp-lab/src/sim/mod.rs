@@ -1,48 +1,39 @@
 //! The discrete-event simulator: the network model, one protocol-core
-//! [`Endpoint`] per peer, and the scenario's arrivals and departures, all
-//! ordered by (time, sequence) in virtual time.
+//! [`Endpoint`](ppspp_core::proto::Endpoint) per peer, and the scenario's
+//! arrivals and departures, all ordered by (time, key) in virtual time.
 //!
-//! At equal times the network's deliveries go first, then the peers'
-//! timers, then arrivals, departures and sampling; within each, insertion
-//! order. Nothing here reads a clock or a global random source (the wall
-//! time reported is measured by the caller), so a scenario and a seed give
-//! the same trace every time.
+//! The hosts are split among partitions ([`partition`]) that run windows of
+//! virtual time, in parallel when there are threads for it, and exchange
+//! packets between windows. At equal times within a partition, the
+//! network's deliveries go first, then the peers' timers, then arrivals,
+//! departures and sampling; each ordered by a key that depends only on the
+//! host (see [`crate::net::PacketId`]). Nothing here reads a clock or a
+//! global random source (the wall time reported is measured by the
+//! caller), so a scenario and a seed give the same trace every time, with
+//! any number of threads.
 
 pub mod cross;
+pub mod partition;
 pub mod peer;
 pub mod plan;
 pub mod trace;
+pub mod tracker;
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
 use std::time::Duration;
 
-use ppspp_core::pick;
-use ppspp_core::proto::{Endpoint, EndpointConfig, Event, SwarmSetup};
 use ppspp_core::time::Instant;
-use ppspp_core::{Binmap, ChunkSize, HashFunction};
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::RngExt;
+use ppspp_core::{ChunkSize, HashFunction};
+use rayon::prelude::*;
 
 use crate::content::SyntheticContent;
-use crate::net::{LinkId, Network};
-use crate::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
-use crate::rng::{derive, rng, Stream};
+use crate::net::{LinkId, Network, Partitioning};
+use crate::packet::{FlowId, HostId};
 use crate::scenario::{host_ref, Role, Scenario};
 use cross::{CrossFlow, CROSS_FLOW_BASE};
-use peer::{addr_of, host_of, Peer};
-use plan::Leave;
-use trace::{Kind, Trace};
-
-/// Something the scenario makes happen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-enum Control {
-    Join(u32),
-    Leave(u32),
-    /// A leecher's periodic look at whether it needs the tracker again.
-    Announce(u32),
-    Sample,
-}
+use partition::{Partition, Shared};
+use peer::{host_of, Peer};
+use trace::{Record, Trace};
+use tracker::Tracker;
 
 /// Swarm-wide progress at one instant.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -72,39 +63,21 @@ pub struct RateSample {
 
 /// A simulation built from a scenario, ready to run.
 pub struct Simulation {
-    scenario: Scenario,
-    seed: u64,
-    net: Network,
-    content: SyntheticContent,
-    peers: Vec<Peer>,
-    timers: BinaryHeap<Reverse<(Instant, u64, u32)>>,
-    flows: Vec<CrossFlow>,
-    flow_timers: BinaryHeap<Reverse<(Instant, u64, u32, u8)>>,
-    /// PPSPP bytes delivered from each host (for `rates`).
-    sent_by_host: Vec<u64>,
-    rates: Vec<RateSample>,
-    controls: BinaryHeap<Reverse<(Instant, u64, Control)>>,
-    seq: u64,
+    shared: Shared,
+    parts: Vec<Partition>,
+    /// Threads for the partitions (none: run them in turn).
+    pool: Option<rayon::ThreadPool>,
+    /// The longest window of virtual time the partitions run apart.
+    window: Duration,
+    trace: Trace,
+    window_records: Vec<Record>,
     now: Instant,
     end: Instant,
-    trace: Trace,
-    churn: Xoshiro256PlusPlus,
-    /// Peers in the swarm, in join order (random choices index into it).
-    present: Vec<u32>,
-    pending_joins: usize,
-    incomplete_leechers: usize,
-    completed_leechers: u32,
-    progress: Vec<ProgressSample>,
-    events: u64,
-    to_absent: u64,
-    buf: Vec<u8>,
-    /// Datagram buffers of delivered packets, reused for the next sends so
-    /// that a packet costs no allocation.
-    spare: Vec<Vec<u8>>,
-    /// Timer firings at the current instant, to break a livelock.
-    same_instant: u32,
     /// Links with a traced flow (`record.waits`).
     traced: Vec<(LinkId, String, String)>,
+    /// Filled in when the run ends: the partitions' samples summed.
+    progress: Vec<ProgressSample>,
+    rates: Vec<RateSample>,
 }
 
 /// A peer's results.
@@ -136,8 +109,20 @@ pub struct PeerResult {
 
 impl Simulation {
     /// Builds the network and the peers of `scenario`, with `seed` in
-    /// place of the scenario's own if given.
+    /// place of the scenario's own if given, to run on one thread.
     pub fn new(scenario: Scenario, seed: Option<u64>) -> Result<Simulation, String> {
+        Simulation::with_threads(scenario, seed, 1)
+    }
+
+    /// As [`Simulation::new`], split into up to `threads` partitions that
+    /// run in parallel. The results do not depend on `threads`. A
+    /// scenario with sites, cross traffic or no delay between hosts runs
+    /// as one partition.
+    pub fn with_threads(
+        scenario: Scenario,
+        seed: Option<u64>,
+        threads: usize,
+    ) -> Result<Simulation, String> {
         let seed = seed.unwrap_or(scenario.seed);
         let cs = ChunkSize::new(scenario.content.chunk_size.0).map_err(|e| e.to_string())?;
         let hash = HashFunction::from_name(&scenario.content.hash)
@@ -145,54 +130,85 @@ impl Simulation {
         let content =
             SyntheticContent::new(scenario.content.size.0, cs, hash).map_err(|e| e.to_string())?;
         let (net, plans) = plan::build(&scenario, seed);
+        let notice = scenario.swarm.tracker_notice.0;
+        let lookahead = net.lookahead();
+        let splittable = scenario.sites.is_empty()
+            && scenario.flows.is_empty()
+            && !lookahead.is_zero()
+            && plans.len() > 1;
+        let parts = if splittable {
+            threads.clamp(1, plans.len())
+        } else {
+            1
+        };
+        let window = if parts > 1 {
+            notice.min(lookahead)
+        } else {
+            notice
+        };
+        let mut nets = vec![net];
+        for _ in 1..parts {
+            nets.push(plan::build(&scenario, seed).0);
+        }
+        let parts_v: Vec<Partition> = nets
+            .into_iter()
+            .enumerate()
+            .map(|(k, net)| {
+                let layout = Partitioning {
+                    part: k as u32,
+                    parts: parts as u32,
+                };
+                Partition::new(layout, net, &plans, seed)
+            })
+            .collect();
+        let pool = if parts > 1 {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(parts)
+                .build()
+                .map_err(|e| e.to_string())?;
+            Some(pool)
+        } else {
+            None
+        };
         let mut sim = Simulation {
             end: Instant::ZERO + scenario.duration.0,
-            seed,
-            net,
-            content,
-            peers: Vec::with_capacity(plans.len()),
-            timers: BinaryHeap::new(),
-            flows: Vec::new(),
-            flow_timers: BinaryHeap::new(),
-            sent_by_host: Vec::new(),
-            rates: Vec::new(),
-            controls: BinaryHeap::new(),
-            seq: 0,
-            now: Instant::ZERO,
+            shared: Shared {
+                tracker: Tracker::new(&plans, notice),
+                scenario,
+                seed,
+                content,
+                plans,
+            },
+            parts: parts_v,
+            pool,
+            window,
             trace: Trace::default(),
-            churn: rng(seed, Stream::Churn, 1),
-            present: Vec::new(),
-            pending_joins: plans.len(),
-            incomplete_leechers: 0,
-            completed_leechers: 0,
-            progress: Vec::new(),
-            events: 0,
-            to_absent: 0,
-            buf: vec![0u8; 65_536],
-            spare: Vec::new(),
-            same_instant: 0,
+            window_records: Vec::new(),
+            now: Instant::ZERO,
             traced: Vec::new(),
-            scenario,
+            progress: Vec::new(),
+            rates: Vec::new(),
         };
-        for (i, plan) in plans.into_iter().enumerate() {
-            let at = Instant::ZERO + plan.arrival;
-            sim.peers.push(Peer::new(plan, HostId(i as u32)));
-            sim.control(at, Control::Join(i as u32));
-        }
-        sim.sent_by_host = vec![0; sim.peers.len()];
-        sim.control(Instant::ZERO, Control::Sample);
         sim.setup_records();
         sim.setup_flows();
         Ok(sim)
     }
 
+    /// How many partitions the hosts are split into.
+    pub fn partitions(&self) -> usize {
+        self.parts.len()
+    }
+
     fn setup_records(&mut self) {
-        for q in self.scenario.record.queues.clone() {
-            if let Some(id) = self.link_named(&q) {
-                self.net.link_mut(id).record_samples();
+        let scenario = &self.shared.scenario;
+        let mut queues = Vec::new();
+        for q in &scenario.record.queues {
+            if let Some(id) = self.link_named(q) {
+                queues.push(id);
             }
         }
-        for w in self.scenario.record.waits.clone() {
+        let mut traced = Vec::new();
+        for w in &scenario.record.waits {
             let w = w.get_ref();
             let flow = match w.flow.strip_prefix("ppspp:") {
                 Some(host) => self.host_named(host).map(|h| FlowId(h.0)),
@@ -203,22 +219,36 @@ impl Simulation {
                     .map(|n| FlowId(CROSS_FLOW_BASE + n)),
             };
             if let (Some(id), Some(flow)) = (self.link_named(&w.link), flow) {
-                self.net.link_mut(id).trace_flow(flow);
-                self.traced.push((id, w.link.clone(), w.flow.clone()));
+                traced.push((id, flow, w.link.clone(), w.flow.clone()));
             }
         }
+        // Every partition's copy of a link is set up; only its owner's
+        // moves packets.
+        for p in &mut self.parts {
+            for &id in &queues {
+                p.net.link_mut(id).record_samples();
+            }
+            for (id, flow, _, _) in &traced {
+                p.net.link_mut(*id).trace_flow(*flow);
+            }
+        }
+        self.traced = traced
+            .into_iter()
+            .map(|(id, _, link, flow)| (id, link, flow))
+            .collect();
     }
 
     /// The link a `"HOST.up"`, `"HOST.down"` or `"site:NAME.up"` reference
     /// names (HOST as in `host_named`).
     fn link_named(&self, r: &str) -> Option<LinkId> {
         let (who, dir) = r.rsplit_once('.')?;
+        let net = &self.parts[0].net;
         let (up, down) = match who.strip_prefix("site:") {
             Some(site) => {
-                let i = self.scenario.sites.keys().position(|k| k == site)?;
-                self.net.site_links(crate::net::SiteId(i as u32))?
+                let i = self.shared.scenario.sites.keys().position(|k| k == site)?;
+                net.site_links(crate::net::SiteId(i as u32))?
             }
-            None => self.net.access_links(self.host_named(who)?)?,
+            None => net.access_links(self.host_named(who)?)?,
         };
         Some(if dir == "up" { up } else { down })
     }
@@ -231,53 +261,21 @@ impl Simulation {
 
     /// The host a `"GROUP[i]"` reference names.
     fn host_named(&self, r: &str) -> Option<HostId> {
-        let (g, i) = host_ref(&self.scenario, r)?;
-        let first = self.peers.iter().position(|p| p.plan.group == g)?;
+        let (g, i) = host_ref(&self.shared.scenario, r)?;
+        let first = self.shared.plans.iter().position(|p| p.group == g)?;
         Some(HostId(first as u32 + i))
     }
 
     fn setup_flows(&mut self) {
-        for (i, f) in self.scenario.flows.clone().iter().enumerate() {
+        let seed = self.shared.seed;
+        for (i, f) in self.shared.scenario.flows.clone().iter().enumerate() {
             let f = f.get_ref();
             let (Some(src), Some(dst)) = (self.host_named(&f.from), self.host_named(&f.to)) else {
                 continue;
             };
-            self.flows
-                .push(CrossFlow::new(i as u32, f, src, dst, self.seed));
-            self.flush_flow(i as u32);
+            // Cross traffic makes the simulation one partition.
+            self.parts[0].add_flow(CrossFlow::new(i as u32, f, src, dst, seed));
         }
-    }
-
-    /// Sends what both ends of flow `f` have to send and queues their
-    /// timers.
-    fn flush_flow(&mut self, f: u32) {
-        let now = self.now;
-        for end in 0..2 {
-            let flow = &mut self.flows[f as usize];
-            let agent = flow.end(end);
-            while let Some(p) = agent.poll_transmit(now) {
-                self.net.send(now, p);
-            }
-            let next = agent.poll_timeout().map(|t| t.max(now));
-            if next != flow.timers[end] {
-                flow.timers[end] = next;
-                if let Some(t) = next {
-                    self.seq += 1;
-                    self.flow_timers.push(Reverse((t, self.seq, f, end as u8)));
-                }
-            }
-        }
-    }
-
-    fn fire_flow_timer(&mut self, at: Instant, f: u32, end: u8) {
-        let flow = &mut self.flows[f as usize];
-        let end = usize::from(end);
-        if flow.timers[end] != Some(at) {
-            return;
-        }
-        flow.timers[end] = None;
-        flow.end(end).on_timeout(self.now);
-        self.flush_flow(f);
     }
 
     /// Samples of bytes delivered per flow over time.
@@ -287,27 +285,23 @@ impl Simulation {
 
     /// The cross-traffic flows.
     pub fn flows(&self) -> &[CrossFlow] {
-        &self.flows
+        &self.parts[0].flows
     }
 
-    fn control(&mut self, at: Instant, c: Control) {
-        self.seq += 1;
-        self.controls.push(Reverse((at, self.seq, c)));
-    }
-
-    /// The network (links, counters, samples).
+    /// The network (links, counters, samples); the whole of it once the
+    /// run has ended.
     pub fn network(&self) -> &Network {
-        &self.net
+        &self.parts[0].net
     }
 
     /// The scenario being run.
     pub fn scenario(&self) -> &Scenario {
-        &self.scenario
+        &self.shared.scenario
     }
 
     /// The seed in use.
     pub fn seed(&self) -> u64 {
-        self.seed
+        self.shared.seed
     }
 
     /// Virtual time now.
@@ -322,12 +316,12 @@ impl Simulation {
 
     /// Events processed.
     pub fn events(&self) -> u64 {
-        self.events
+        self.parts.iter().map(|p| p.events).sum()
     }
 
     /// Packets that arrived for a peer no longer there.
     pub fn to_absent(&self) -> u64 {
-        self.to_absent
+        self.parts.iter().map(|p| p.to_absent).sum()
     }
 
     /// Swarm progress samples.
@@ -335,378 +329,129 @@ impl Simulation {
         &self.progress
     }
 
+    /// Host `i`'s peer.
+    fn peer(&self, i: usize) -> &Peer {
+        let n = self.parts.len();
+        &self.parts[i % n].peers[i / n]
+    }
+
     /// Whether the run may stop: every leecher arrived and is done or gone.
     fn done(&self) -> bool {
-        self.scenario.stop_when_done && self.pending_joins == 0 && self.incomplete_leechers == 0
+        self.shared.scenario.stop_when_done && self.parts.iter().all(Partition::done)
     }
 
-    /// Runs to the end; `tick` is called now and then with the virtual time
-    /// (for a progress display).
+    /// Runs to the end, or with `stop_when_done` to the first progress
+    /// sample at which every leecher is done; `tick` is called now and then
+    /// with the virtual time (for a progress display).
     pub fn run(&mut self, mut tick: impl FnMut(Instant)) {
-        let mut since_tick = 0u32;
+        let interval = self
+            .shared
+            .scenario
+            .record
+            .interval
+            .0
+            .max(Duration::from_millis(1));
+        // Windows end at every sample instant, so that the run can stop
+        // exactly at one.
+        let mut next_sample = Instant::ZERO;
+        let mut until = Instant::ZERO;
         loop {
-            let tn = self.net.poll_timeout();
-            let tt = self.timers.peek().map(|r| r.0 .0);
-            let tf = self.flow_timers.peek().map(|r| r.0 .0);
-            let tc = self.controls.peek().map(|r| r.0 .0);
-            let Some(next) = [tn, tt, tf, tc].into_iter().flatten().min() else {
-                break;
-            };
-            if next > self.end || self.done() {
-                break;
-            }
-            if next > self.now {
-                self.same_instant = 0;
-            }
-            self.now = next;
-            self.events += 1;
-            if tn == Some(next) {
-                self.net.handle_timeout(next);
-                while let Some(p) = self.net.poll_delivery() {
-                    self.deliver(p);
-                }
-            } else if tt == Some(next) {
-                let Some(Reverse((at, _, i))) = self.timers.pop() else {
+            self.step(until);
+            self.now = until;
+            tick(until);
+            if until == next_sample {
+                if self.done() {
                     break;
-                };
-                self.fire_timer(at, i);
-            } else if tf == Some(next) {
-                let Some(Reverse((at, _, f, end))) = self.flow_timers.pop() else {
-                    break;
-                };
-                self.fire_flow_timer(at, f, end);
-            } else if let Some(Reverse((_, _, c))) = self.controls.pop() {
-                self.on_control(c);
-            }
-            since_tick += 1;
-            if since_tick >= 65_536 {
-                since_tick = 0;
-                tick(self.now);
-            }
-        }
-        tick(self.now);
-        for p in &mut self.peers {
-            if p.present() {
-                p.snapshot();
-            }
-        }
-    }
-
-    fn fire_timer(&mut self, at: Instant, i: u32) {
-        let peer = &mut self.peers[i as usize];
-        if peer.timer != Some(at) {
-            return; // superseded
-        }
-        peer.timer = None;
-        if let Some(ep) = peer.endpoint.as_mut() {
-            ep.handle_timeout(self.now);
-        }
-        self.same_instant += 1;
-        self.flush(i);
-    }
-
-    fn deliver(&mut self, p: Packet) {
-        self.trace.record(
-            Kind::Deliver,
-            self.now.as_micros(),
-            p.src.0,
-            p.dst.0,
-            p.size,
-        );
-        match p.body {
-            Body::Datagram(bytes) => {
-                if let Some(n) = self.sent_by_host.get_mut(p.src.0 as usize) {
-                    *n += u64::from(p.size);
                 }
-                let i = p.dst.0;
-                let Some(ep) = self
-                    .peers
-                    .get_mut(i as usize)
-                    .and_then(|x| x.endpoint.as_mut())
-                else {
-                    self.to_absent += 1;
-                    return;
-                };
-                ep.handle_datagram(self.now, addr_of(p.src), &bytes);
-                self.spare.push(bytes);
-                self.flush(i);
+                next_sample += interval;
             }
-            Body::Probe { .. } | Body::Tcp(_) => {
-                let Some(f) = p.flow.0.checked_sub(CROSS_FLOW_BASE) else {
-                    return;
-                };
-                let Some(flow) = self.flows.get_mut(f as usize) else {
-                    return;
-                };
-                let end = usize::from(p.dst == flow.dst && p.src == flow.src);
-                flow.end(end).on_packet(self.now, p);
-                self.flush_flow(f);
+            if until >= self.end {
+                break;
             }
+            until = (until + self.window).min(next_sample).min(self.end);
         }
+        self.finish();
     }
 
-    /// Sends what peer `i`'s endpoint has to send, takes its events, and
-    /// queues its next timer.
-    fn flush(&mut self, i: u32) {
-        let now = self.now;
-        let peer = &mut self.peers[i as usize];
-        let Some(ep) = peer.endpoint.as_mut() else {
-            return;
-        };
-        while let Some(t) = ep.poll_transmit(now, &mut self.buf) {
-            let Some(dst) = host_of(t.destination) else {
-                continue;
-            };
-            self.net.send(
-                now,
-                Packet {
-                    src: peer.host,
-                    dst,
-                    flow: FlowId(peer.host.0),
-                    size: t.len as u32 + UDP_OVERHEAD,
-                    body: Body::Datagram({
-                        let mut v = self.spare.pop().unwrap_or_default();
-                        v.clear();
-                        v.extend_from_slice(&self.buf[..t.len]);
-                        v
-                    }),
-                },
-            );
-        }
-        let mut completed = false;
-        while let Some(e) = ep.poll_event() {
-            completed |= matches!(e, Event::Complete { .. });
-        }
-        let next = ep.poll_timeout();
-        if completed && peer.completed.is_none() && peer.plan.role == Role::Leecher {
-            peer.completed = Some(now);
-            self.completed_leechers += 1;
-            self.incomplete_leechers -= 1;
-            self.trace.record(Kind::Complete, now.as_micros(), i, 0, 0);
-            if let Leave::WhenDone(linger) = peer.plan.leave {
-                self.control(now + linger, Control::Leave(i));
-            }
-        }
-        // An endpoint that keeps asking for "now" without progress would
-        // stall virtual time: after many firings at one instant, wake it a
-        // microsecond later.
-        let stalled = self.same_instant > 10_000;
-        let next = next.map(|t| match t.max(now) {
-            t if t == now && stalled => now + Duration::from_micros(1),
-            t => t,
-        });
-        let peer = &mut self.peers[i as usize];
-        if next != peer.timer {
-            peer.timer = next;
-            if let Some(t) = next {
-                self.seq += 1;
-                self.timers.push(Reverse((t, self.seq, i)));
-            }
-        }
-    }
-
-    fn on_control(&mut self, c: Control) {
-        match c {
-            Control::Join(i) => self.join(i),
-            Control::Leave(i) => self.leave(i),
-            Control::Announce(i) => self.announce(i),
-            Control::Sample => {
-                self.sample();
-                let every = self
-                    .scenario
-                    .record
-                    .interval
-                    .0
-                    .max(Duration::from_millis(1));
-                self.control(self.now + every, Control::Sample);
-            }
-        }
-    }
-
-    fn endpoint_config(&self, group: usize) -> EndpointConfig {
-        let g = self.scenario.peers[group].get_ref();
-        let mut c = EndpointConfig {
-            congestion: g.congestion.clone(),
-            upload_limit: g.upload_limit.map(|r| r.0 / 8),
-            download_limit: g.download_limit.map(|r| r.0 / 8),
-            // A simulated peer has no disk to checkpoint to.
-            checkpoint_interval: Duration::from_secs(3600),
-            ..EndpointConfig::default()
-        };
-        if let Some(slots) = g.upload_slots {
-            c.upload_slots = slots;
-        }
-        if let Some(m) = self.scenario.swarm.max_peers {
-            c.max_peers_per_swarm = m;
-            c.pex_connect_limit = m.div_ceil(2);
-        }
-        c
-    }
-
-    fn join(&mut self, i: u32) {
-        self.pending_joins -= 1;
-        let now = self.now;
-        if self.peers[i as usize].plan.role == Role::Host {
-            self.peers[i as usize].joined = Some(now);
-            return;
-        }
-        let group = self.peers[i as usize].plan.group;
-        let role = self.peers[i as usize].plan.role;
-        let config = self.endpoint_config(group);
-        let algorithm = self.scenario.peers[group].get_ref().algorithm.clone();
-        let mut ep = Endpoint::new(config, derive(self.seed, Stream::Peer, u64::from(i)));
-        let picker = pick::by_name(&algorithm).unwrap_or_else(|| Box::new(pick::Sequential::new()));
-        let storage = Box::new(self.content.storage());
-        let tree = self.content.tree();
-        let setup = match role {
-            Role::Seeder => SwarmSetup::seed(tree, storage, picker),
-            Role::Leecher | Role::Host => {
-                SwarmSetup::download_with_tree(tree, Binmap::new(), storage, picker)
-            }
-        };
-        let swarm = ep.add_swarm(now, setup);
-        if let Some(s) = swarm {
-            for j in self.tracker_answer(i) {
-                ep.connect(now, s, addr_of(HostId(j)));
-            }
-        }
-        let peer = &mut self.peers[i as usize];
-        peer.endpoint = Some(Box::new(ep));
-        peer.swarm = swarm;
-        peer.joined = Some(now);
-        if role == Role::Leecher {
-            self.incomplete_leechers += 1;
-        }
-        if let Leave::After(life) = peer.plan.leave {
-            self.control(now + life, Control::Leave(i));
-        }
-        if role == Role::Leecher {
-            self.control(now + self.scenario.swarm.reannounce.0, Control::Announce(i));
-        }
-        self.present.push(i);
-        self.trace.record(Kind::Join, now.as_micros(), i, 0, 0);
-        self.flush(i);
-    }
-
-    /// Who a tracker names to peer `i`: every seeder present, and
-    /// `tracker_peers` leechers at random.
-    fn tracker_answer(&mut self, i: u32) -> Vec<u32> {
-        let role = |j: u32| self.peers[j as usize].plan.role;
-        let mut chosen: Vec<u32> = Vec::new();
-        let mut pool: Vec<u32> = Vec::new();
-        for &j in self.present.iter().filter(|&&j| j != i) {
-            match role(j) {
-                Role::Seeder => chosen.push(j),
-                Role::Leecher => pool.push(j),
-                Role::Host => {}
-            }
-        }
-        for _ in 0..self.scenario.swarm.tracker_peers.min(pool.len()) {
-            let k = self.churn.random_range(0..pool.len());
-            chosen.push(pool.swap_remove(k));
-        }
-        chosen
-    }
-
-    /// A leecher still downloading with fewer channels than the tracker
-    /// names asks the tracker again.
-    fn announce(&mut self, i: u32) {
-        let now = self.now;
-        let p = &self.peers[i as usize];
-        let (Some(ep), Some(s)) = (p.endpoint.as_ref(), p.swarm) else {
-            return;
-        };
-        if p.completed.is_some() {
-            return;
-        }
-        if ep.channel_count() < self.scenario.swarm.tracker_peers {
-            for j in self.tracker_answer(i) {
-                if let Some(ep) = self.peers[i as usize].endpoint.as_mut() {
-                    ep.connect(now, s, addr_of(HostId(j)));
-                }
-            }
-            self.flush(i);
-        }
-        self.control(now + self.scenario.swarm.reannounce.0, Control::Announce(i));
-    }
-
-    fn leave(&mut self, i: u32) {
-        let now = self.now;
-        let peer = &mut self.peers[i as usize];
-        if !peer.present() {
-            return;
-        }
-        if let (Some(ep), Some(s)) = (peer.endpoint.as_mut(), peer.swarm) {
-            ep.close_swarm(s);
-        }
-        self.flush(i);
-        let peer = &mut self.peers[i as usize];
-        peer.snapshot();
-        peer.endpoint = None;
-        peer.timer = None;
-        peer.left = Some(now);
-        if peer.plan.role == Role::Leecher && peer.completed.is_none() {
-            self.incomplete_leechers -= 1;
-        }
-        self.present.retain(|&j| j != i);
-        self.trace.record(Kind::Leave, now.as_micros(), i, 0, 0);
-    }
-
-    fn sample_rates(&mut self) {
-        let t = self.now.as_micros() as f64 / 1e6;
-        for (i, f) in self.flows.iter().enumerate() {
-            self.rates.push(RateSample {
-                t,
-                flow: format!("flow{i}"),
-                bytes: f.delivered(),
-            });
-        }
-        for g in &self.scenario.record.rates {
-            let Some(gi) = self
-                .scenario
-                .peers
-                .iter()
-                .position(|p| p.get_ref().name == *g)
-            else {
-                continue;
-            };
-            for (k, p) in self.peers.iter().filter(|p| p.plan.group == gi).enumerate() {
-                self.rates.push(RateSample {
-                    t,
-                    flow: format!("ppspp:{g}[{k}]"),
-                    bytes: self.sent_by_host[p.host.0 as usize],
-                });
-            }
-        }
-    }
-
-    fn sample(&mut self) {
-        self.sample_rates();
-        let mut s = ProgressSample {
-            t: self.now.as_micros() as f64 / 1e6,
-            present: self.present.len() as u32,
-            leechers: 0,
-            completed: self.completed_leechers,
-            mean_progress: 0.0,
-        };
-        let total = self.content.chunk_count() as f64;
-        let mut sum = 0.0;
-        for &i in &self.present {
-            let p = &self.peers[i as usize];
-            if p.plan.role != Role::Leecher {
-                continue;
-            }
-            s.leechers += 1;
-            if let (Some(ep), Some(h)) = (&p.endpoint, p.swarm) {
-                if let Some((have, _)) = ep.progress(h) {
-                    sum += have as f64 / total;
+    /// Runs every partition up to `until`, then moves what crossed between
+    /// them.
+    fn step(&mut self, until: Instant) {
+        let shared = &self.shared;
+        match &self.pool {
+            Some(pool) => pool.install(|| {
+                self.parts
+                    .par_iter_mut()
+                    .for_each(|p| p.run_until(until, shared));
+            }),
+            None => {
+                for p in &mut self.parts {
+                    p.run_until(until, shared);
                 }
             }
         }
-        if s.leechers > 0 {
-            s.mean_progress = sum / f64::from(s.leechers);
+        let n = self.parts.len() as u32;
+        if n > 1 {
+            let mut handoffs = Vec::new();
+            for p in &mut self.parts {
+                handoffs.append(&mut p.net.take_outbox());
+            }
+            for h in handoffs {
+                let owner = h.dst().0 % n;
+                self.parts[owner as usize].net.inject(h);
+            }
         }
-        self.progress.push(s);
+        for p in &mut self.parts {
+            for (i, at) in p.departed.drain(..) {
+                self.shared.tracker.depart(i, at);
+            }
+            self.window_records.append(&mut p.records);
+        }
+        self.trace.absorb(&mut self.window_records);
+    }
+
+    /// After the run: takes the counters of the peers still present, and
+    /// sums the partitions' samples and networks.
+    fn finish(&mut self) {
+        for part in &mut self.parts {
+            for p in &mut part.peers {
+                if p.present() {
+                    p.snapshot();
+                }
+            }
+        }
+        let total = self.shared.content.chunk_count() as f64;
+        let (first, rest) = self.parts.split_at_mut(1);
+        let first = &mut first[0];
+        self.progress = (0..first.samples.len())
+            .map(|k| {
+                let mut s = first.samples[k];
+                for p in rest.iter() {
+                    let o = p.samples[k];
+                    s.present += o.present;
+                    s.leechers += o.leechers;
+                    s.completed += o.completed;
+                    s.have += o.have;
+                }
+                ProgressSample {
+                    t: s.at_us as f64 / 1e6,
+                    present: s.present,
+                    leechers: s.leechers,
+                    completed: s.completed,
+                    mean_progress: if s.leechers > 0 {
+                        s.have as f64 / (total * f64::from(s.leechers))
+                    } else {
+                        0.0
+                    },
+                }
+            })
+            .collect();
+        self.rates = std::mem::take(&mut first.rates);
+        for p in rest.iter_mut() {
+            for (r, o) in self.rates.iter_mut().zip(&p.rates) {
+                r.bytes += o.bytes;
+            }
+            first.net.absorb(&mut p.net);
+        }
     }
 
     /// The trace hash and the number of records in it; consumes the trace.
@@ -719,23 +464,25 @@ impl Simulation {
     /// Every peer's results, in peer order.
     pub fn results(&self) -> Vec<PeerResult> {
         let secs = |t: Option<Instant>| t.map(|t| t.as_micros() as f64 / 1e6);
-        self.peers
-            .iter()
-            .enumerate()
-            .map(|(i, p)| {
+        (0..self.shared.plans.len())
+            .map(|i| {
+                let p = self.peer(i);
                 let stats = p.stats.clone().unwrap_or_default();
                 let mut from_seeders = 0;
                 for (addr, s) in &stats.peers {
                     let seeder = host_of(*addr)
-                        .and_then(|h| self.peers.get(h.0 as usize))
-                        .is_some_and(|q| q.plan.role == Role::Seeder);
+                        .and_then(|h| self.shared.plans.get(h.0 as usize))
+                        .is_some_and(|q| q.role == Role::Seeder);
                     if seeder {
                         from_seeders += s.payload_bytes_received;
                     }
                 }
                 PeerResult {
                     id: i as u32,
-                    group: self.scenario.peers[p.plan.group].get_ref().name.clone(),
+                    group: self.shared.scenario.peers[p.plan.group]
+                        .get_ref()
+                        .name
+                        .clone(),
                     role: p.plan.role,
                     join_s: secs(p.joined),
                     leave_s: secs(p.left),

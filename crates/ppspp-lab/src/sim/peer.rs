@@ -6,9 +6,11 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use ppspp_core::proto::SwarmHandle;
 use ppspp_core::proto::{Endpoint, SwarmStats};
 use ppspp_core::time::Instant;
+use rand::rngs::Xoshiro256PlusPlus;
 
 use super::plan::PeerPlan;
 use crate::packet::HostId;
+use crate::rng::{rng, Stream};
 
 /// The port every simulated peer listens on.
 pub const PORT: u16 = 6778;
@@ -51,11 +53,20 @@ pub struct Peer {
     pub completed: Option<Instant>,
     /// Its swarm's counters, taken when it left (or at the end).
     pub stats: Option<SwarmStats>,
+    /// Its own random stream for the tracker's answers.
+    pub tracker_rng: Xoshiro256PlusPlus,
+    /// The instant its timer last fired, and how often it fired then (to
+    /// break a livelock).
+    pub fired_at: Instant,
+    /// See `fired_at`.
+    pub fired: u32,
+    /// Chunks it had when it last considered asking the tracker again.
+    pub announced_have: u64,
 }
 
 impl Peer {
-    /// A peer not yet arrived.
-    pub fn new(plan: PeerPlan, host: HostId) -> Peer {
+    /// A peer not yet arrived, of the experiment `seed`.
+    pub fn new(plan: PeerPlan, host: HostId, seed: u64) -> Peer {
         Peer {
             plan,
             host,
@@ -66,6 +77,10 @@ impl Peer {
             left: None,
             completed: None,
             stats: None,
+            tracker_rng: rng(seed, Stream::Tracker, u64::from(host.0)),
+            fired_at: Instant::ZERO,
+            fired: 0,
+            announced_have: 0,
         }
     }
 

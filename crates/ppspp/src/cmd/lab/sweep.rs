@@ -38,11 +38,12 @@ struct Job {
     dir: PathBuf,
 }
 
-fn start(exe: &Path, scenario: &Path, job: &Job) -> anyhow::Result<Child> {
+fn start(exe: &Path, scenario: &Path, job: &Job, threads: usize) -> anyhow::Result<Child> {
     Command::new(exe)
         .args(["lab", "run"])
         .arg(scenario)
-        .args(["--seed", &job.seed.to_string(), "--quiet", "--out"])
+        .args(["--seed", &job.seed.to_string(), "--quiet"])
+        .args(["--threads", &threads.to_string(), "--out"])
         .arg(&job.dir)
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
@@ -97,10 +98,10 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
         }
     }
     let total = jobs.len();
-    let parallel = a
-        .jobs
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .max(1);
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let parallel = a.jobs.unwrap_or(cores).max(1);
+    // The cores left to each run beyond one per job.
+    let threads = (cores / parallel).max(1);
     let exe = std::env::current_exe()?;
     let mut running: Vec<(Job, Child)> = Vec::new();
     let mut done: Vec<Job> = Vec::new();
@@ -110,7 +111,7 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
             let Some((file, job)) = jobs.pop_front() else {
                 break;
             };
-            let child = start(&exe, &file, &job)?;
+            let child = start(&exe, &file, &job, threads)?;
             running.push((job, child));
         }
         let (job, child) = running.remove(0);
