@@ -377,13 +377,23 @@ impl Simulation {
     /// them.
     fn step(&mut self, until: Instant) {
         let shared = &self.shared;
+        // The previous window's trace records are hashed while this window
+        // runs (in order: one window after another).
+        let trace = &mut self.trace;
+        let records = &mut self.window_records;
         match &self.pool {
             Some(pool) => pool.install(|| {
-                self.parts
-                    .par_iter_mut()
-                    .for_each(|p| p.run_until(until, shared));
+                rayon::join(
+                    || {
+                        self.parts
+                            .par_iter_mut()
+                            .for_each(|p| p.run_until(until, shared))
+                    },
+                    || trace.absorb(records),
+                );
             }),
             None => {
+                trace.absorb(records);
                 for p in &mut self.parts {
                     p.run_until(until, shared);
                 }
@@ -406,12 +416,12 @@ impl Simulation {
             }
             self.window_records.append(&mut p.records);
         }
-        self.trace.absorb(&mut self.window_records);
     }
 
     /// After the run: takes the counters of the peers still present, and
     /// sums the partitions' samples and networks.
     fn finish(&mut self) {
+        self.trace.absorb(&mut self.window_records);
         for part in &mut self.parts {
             for p in &mut part.peers {
                 if p.present() {
