@@ -117,6 +117,7 @@ fn bench_pick(c: &mut Criterion, group: &str, layout: Layout) {
         availability: &s.availability,
         peer_counted: true,
         playhead: None,
+        dry: None,
     };
     let under_way = PickView {
         have: &s.have,
@@ -125,6 +126,7 @@ fn bench_pick(c: &mut Criterion, group: &str, layout: Layout) {
         availability: marked,
         peer_counted: true,
         playhead: Some(ChunkIndex(N / 3)),
+        dry: None,
         ..fresh_start
     };
     let unknown_size = PickView {

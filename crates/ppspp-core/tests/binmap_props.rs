@@ -25,12 +25,17 @@ fn pairs(runs: impl Iterator<Item = ChunkRange>) -> Vec<(u64, u64)> {
 type Op = (bool, u64, u64);
 
 /// Applies `ops`; single chunks at even positions go through the one-chunk
-/// calls, which have their own fast path.
+/// calls, which have their own fast path (at multiples of four the one
+/// that also tells whether the chunk was new).
 fn apply(map: &mut Binmap, ops: &[Op]) {
     for &(set, first, last) in ops {
         match (set, first == last && first % 2 == 0) {
             (true, false) => map.set(r(first, last)),
             (false, false) => map.clear(r(first, last)),
+            (true, true) if first % 4 == 0 => {
+                let was = map.contains(ChunkIndex(first));
+                assert_eq!(map.insert_chunk(ChunkIndex(first)), !was, "chunk {first}");
+            }
             (true, true) => map.set_chunk(ChunkIndex(first)),
             (false, true) => map.clear_chunk(ChunkIndex(first)),
         }

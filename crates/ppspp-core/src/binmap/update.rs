@@ -48,6 +48,14 @@ impl Binmap {
         }
     }
 
+    /// Marks `chunk` as filled and tells whether it was empty before: the
+    /// look-up and the update in one descent.
+    pub fn insert_chunk(&mut self, chunk: ChunkIndex) -> bool {
+        let before = self.count;
+        self.set_chunk(chunk);
+        self.count != before
+    }
+
     /// Marks `chunk` as empty; a no-op past [`MAX_CHUNK_INDEX`].
     pub fn clear_chunk(&mut self, chunk: ChunkIndex) {
         if chunk.0 < span(self.height) {

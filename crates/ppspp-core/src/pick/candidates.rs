@@ -228,6 +228,7 @@ mod tests {
             availability,
             peer_counted: true,
             playhead: None,
+            dry: None,
         }
     }
 

@@ -17,9 +17,11 @@ use crate::time::Instant;
 pub mod availability;
 mod block_minima;
 mod candidates;
+pub mod dry;
 pub mod rarest;
 pub mod sequential;
 
+pub use dry::{DryBlocks, DryView};
 pub use rarest::RarestFirst;
 pub use sequential::Sequential;
 
@@ -59,6 +61,9 @@ pub struct PickView<'a> {
     /// The playback position for streaming pickers (the first chunk the
     /// player needs next); `None` when nothing plays.
     pub playhead: Option<crate::chunk::ChunkIndex>,
+    /// Blocks known to hold nothing fresh at this peer, which a picker may
+    /// skip and add to (see [`dry`]); `None`: none known.
+    pub dry: Option<DryView<'a>>,
 }
 
 /// A download scheduling policy.

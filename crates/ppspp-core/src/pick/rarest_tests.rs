@@ -55,6 +55,7 @@ impl Sets {
             availability: &self.availability,
             peer_counted: self.peer_counted,
             playhead: None,
+            dry: None,
         }
     }
 
@@ -154,8 +155,12 @@ fn bounds_spread_over_many_values_take_several_passes() {
         (0..extra).for_each(|_| s.availability.add(r(b * 64 + 1, b * 64 + 1)));
     }
     assert_eq!(s.availability.count(ChunkIndex(29 * 64 + 1)), 4);
+    // A limit above the blocks: the search must find the rarest, not
+    // settle.
     for seed in 0..16 {
-        assert_eq!(s.pick(1, seed), [(29 * 64 + 1, 29 * 64 + 1)], "seed {seed}");
+        let mut picker = RarestFirst::with_search_limit(64);
+        let picked = s.pick_with(&mut picker, 1, seed);
+        assert_eq!(picked, [(29 * 64 + 1, 29 * 64 + 1)], "seed {seed}");
     }
 }
 
@@ -387,6 +392,33 @@ fn fragmented_peers_give_many_short_ranges_in_budget() {
             "{picked:?}"
         );
     }
+}
+
+#[test]
+fn scattered_equally_rare_chunks_of_a_block_cost_one_walk() {
+    // The peer has every fourth chunk of block 3 (held by nobody else) and
+    // of block 7 (held by one more peer): single-chunk runs.
+    let rare: Vec<u64> = (0..16).map(|i| 3 * 64 + 4 * i).collect();
+    let less: Vec<u64> = (0..4).map(|i| 7 * 64 + 4 * i).collect();
+    let peer: Vec<(u64, u64)> = rare.iter().chain(&less).map(|&c| (c, c)).collect();
+    let mut s = Sets::new(640, &peer);
+    less.iter().for_each(|&c| s.availability.add(r(c, c)));
+    // Eight of block 3's sixteen: one walk.
+    let mut picker = RarestFirst::new();
+    let picked = s.pick_with(&mut picker, 8, 5);
+    assert_eq!(s.check(&picked, 8).len(), 8);
+    assert!(
+        picked.iter().all(|&(a, b)| a == b && rare.contains(&a)),
+        "{picked:?}"
+    );
+    assert_eq!(picker.walks(), 1);
+    // All twenty: block 3's first, then one more walk finds block 7's.
+    let mut picker = RarestFirst::new();
+    let picked = s.pick_with(&mut picker, 20, 5);
+    let chunks = s.check(&picked, 20);
+    assert_eq!(chunks.len(), 20);
+    assert!(chunks[..16].iter().all(|c| rare.contains(c)), "{picked:?}");
+    assert_eq!(picker.walks(), 2);
 }
 
 #[test]

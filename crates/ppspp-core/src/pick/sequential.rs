@@ -105,6 +105,7 @@ mod tests {
                 availability: &self.availability,
                 peer_counted: true,
                 playhead: self.playhead.map(ChunkIndex),
+                dry: None,
             };
             let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
             let mut out = Vec::new();

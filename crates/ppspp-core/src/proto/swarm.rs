@@ -126,6 +126,9 @@ pub(crate) struct Swarm {
     /// late) or were asked from two peers. Channels send CANCEL from their
     /// own cursor into it.
     pub cancel_log: Vec<ChunkIndex>,
+    /// Times requested chunks were given back (see [`Swarm::retake`]): a
+    /// channel whose pick found nothing picks again once this moved.
+    pub releases: u64,
     /// Channels to wake when `have_log` grows: they had sent every HAVE.
     pub have_waiters: Vec<ChannelId>,
     /// `have_log` and `cancel_log` lengths the endpoint last acted on.
@@ -169,6 +172,7 @@ impl Swarm {
             requested: Binmap::new(),
             doubled: Binmap::new(),
             cancel_log: Vec::new(),
+            releases: 0,
             have_waiters: Vec::new(),
             have_log_seen: 0,
             cancel_log_seen: 0,
@@ -209,6 +213,7 @@ impl Swarm {
     /// requested, and only those, as taken (after requests were released,
     /// or the counts rebuilt).
     pub fn retake(&mut self, range: ChunkRange) {
+        self.releases += 1;
         self.availability.unmark_taken(range);
         for run in self.have.filled_runs_in(range) {
             self.availability.mark_taken(run);

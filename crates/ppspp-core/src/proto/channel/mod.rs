@@ -19,6 +19,7 @@ use super::{Ctx, EndpointConfig, SwarmHandle};
 use crate::binmap::Binmap;
 use crate::cc::{self, CongestionController, RttEstimator};
 use crate::chunk::{ChunkIndex, ChunkRange};
+use crate::pick::DryBlocks;
 use crate::time::Instant;
 use crate::wire::{ChannelId, SwarmParams};
 
@@ -88,9 +89,17 @@ pub(crate) struct Channel {
     /// CANCEL.
     pub cancel_cursor: usize,
     pub pex_requested: bool,
-    /// After a pick that found nothing, the next is not before this (unless
-    /// the peer announces more): picking is the costly part of a datagram.
+    /// After a pick that found nothing, the next is not before this,
+    /// unless the peer announces a chunk we lack or the swarm gives back
+    /// requested chunks (nothing else can make a pick find more): picking
+    /// is the costly part of a datagram.
     pub pick_idle_until: Instant,
+    /// The swarm's `releases` when the last pick found nothing.
+    pub idle_releases: u64,
+    /// Blocks where this peer has nothing we could ask for.
+    pub dry: DryBlocks,
+    /// The swarm's `releases` when `dry` was last trusted.
+    pub dry_releases: u64,
 
     /// Uploading to the peer.
     pub uploads: UploadQueue,
@@ -195,6 +204,9 @@ impl Channel {
             cancel_cursor: cancel_log_len,
             pex_requested: false,
             pick_idle_until: now,
+            idle_releases: 0,
+            dry: DryBlocks::new(),
+            dry_releases: 0,
             uploads: UploadQueue::default(),
             inflight: InFlight::default(),
             cc: make(&ctx.config.congestion),

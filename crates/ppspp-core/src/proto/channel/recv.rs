@@ -179,26 +179,47 @@ impl Channel {
 
     /// The peer has the chunks of `range` (HAVE, or implied by ACK).
     pub(crate) fn on_remote_has(&mut self, swarm: &mut Swarm, range: ChunkRange) {
-        // Most HAVEs name one chunk: one lookup tells filled from empty.
-        let single = range.len() == 1;
-        let known = if single {
-            self.remote_has.contains(range.first())
-        } else {
-            self.remote_has.is_filled(range)
-        };
-        if self.remote_complete || known {
+        if self.remote_complete {
             return;
         }
-        if !single && !self.remote_has.is_empty_range(range) {
+        // Most HAVEs name one chunk: one descent tells new from known and
+        // records it.
+        let single = range.len() == 1;
+        if single {
+            if !self.remote_has.insert_chunk(range.first()) {
+                return;
+            }
+            swarm.availability.add(range);
+        } else if self.remote_has.is_filled(range) {
+            return;
+        } else if !self.remote_has.is_empty_range(range) {
             let mut fresh = Binmap::new();
             fresh.set(range);
             let runs: Vec<ChunkRange> = fresh.difference_runs(&self.remote_has).collect();
             runs.into_iter().for_each(|r| swarm.availability.add(r));
+            self.remote_has.set(range);
         } else {
             swarm.availability.add(range);
+            self.remote_has.set(range);
         }
-        self.remote_has.set(range);
-        self.pick_idle_until = Instant::ZERO;
+        // Only a chunk we lack can make a pick find something. A chunk not
+        // taken (neither had nor requested) is lacking; a taken one is
+        // lacking when requested, which the small `requested` set tells.
+        let lacking = if single {
+            let c = range.first();
+            let counted = c.0 < swarm.availability.chunk_count();
+            if counted && swarm.availability.is_taken(c) {
+                swarm.requested.contains(c)
+            } else {
+                !swarm.have.contains(c)
+            }
+        } else {
+            !swarm.have.is_filled(range)
+        };
+        if lacking {
+            self.pick_idle_until = Instant::ZERO;
+            self.dry.wet(range);
+        }
         self.check_remote_complete(swarm);
     }
 

@@ -20,8 +20,10 @@ use crate::wire::{
 const MAX_PICK: u64 = 256;
 /// Most chunks whose hashes go out ahead in one datagram.
 const MAX_AHEAD: u64 = 32;
-/// How long a channel waits after a pick that found nothing.
-const PICK_IDLE: std::time::Duration = std::time::Duration::from_millis(50);
+/// How long a channel waits after a pick that found nothing, when nothing
+/// says a new pick could find more (see `Channel::pick_idle_until`); a
+/// safety net, not a poll.
+const PICK_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Channel {
     /// Writes the next datagram for this peer into `buf`; returns its length,
@@ -271,12 +273,13 @@ impl Channel {
         w: &mut DatagramWriter<'_>,
         range: ChunkRange,
     ) -> bool {
-        let specs: Vec<ChunkSpec> = self.specs_for(swarm, range).collect();
-        if w.remaining() < specs.len() * (1 + self.params.addressing.spec_len()) {
+        // Counted first, then written: no allocation for the common case
+        // of one spec.
+        let n = self.specs_for(swarm, range).count();
+        if w.remaining() < n * (1 + self.params.addressing.spec_len()) {
             return false;
         }
-        specs
-            .into_iter()
+        self.specs_for(swarm, range)
             .all(|spec| w.push(&Message::Have(spec)).is_ok())
     }
 
@@ -323,13 +326,20 @@ impl Channel {
         // after a pick that found nothing.
         let batch = (window / 4).clamp(1, 16);
         let starving = self.outstanding.count() == 0;
-        if affordable == 0 || (affordable < batch && !starving) || ctx.now < self.pick_idle_until {
+        let idle = ctx.now < self.pick_idle_until && swarm.releases == self.idle_releases;
+        if affordable == 0 || (affordable < batch && !starving) || idle {
             return;
         }
         let mut picked = Vec::new();
+        if self.dry_releases != swarm.releases {
+            // Given-back chunks may lie in blocks marked dry.
+            self.dry.forget();
+            self.dry_releases = swarm.releases;
+        }
+        let chunk_count = swarm.integrity.chunk_count();
         let view = PickView {
             now: ctx.now,
-            chunk_count: swarm.integrity.chunk_count(),
+            chunk_count,
             have: &swarm.have,
             requested: &swarm.requested,
             requested_from_peer: self.outstanding.chunks(),
@@ -337,10 +347,12 @@ impl Channel {
             availability: &swarm.availability,
             peer_counted: !self.remote_complete,
             playhead: None,
+            dry: chunk_count.map(|n| self.dry.view(n)),
         };
         swarm.picker.pick(&view, affordable, ctx.rng, &mut picked);
         if picked.is_empty() {
             self.pick_idle_until = ctx.now + PICK_IDLE;
+            self.idle_releases = swarm.releases;
         }
         for range in picked {
             let Some(range) = swarm.clamp(range) else {
