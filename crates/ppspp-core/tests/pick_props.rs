@@ -273,63 +273,49 @@ proptest! {
 
     #[test]
     fn rarest_first_rounds_go_from_rarer_to_commoner(c in case()) {
-        // With one chunk per range (budget spent chunk by chunk), each pick
-        // takes a rarest chunk of what is left.
-        let w = World::new(&c);
-        let (fresh, _) = model_sets(&c);
-        let mut left = fresh.clone();
-        let mut requested = w.requested.clone();
-        let mut picker = RarestFirst::new();
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed);
-        for _ in 0..c.budget.min(5) {
-            let mut view = w.view(&c);
-            view.requested = &requested;
-            let mut out = Vec::new();
-            picker.pick(&view, 1, &mut rng, &mut out);
-            if left.is_empty() {
-                break;
-            }
-            prop_assert_eq!(out.len(), 1);
-            let chunk = out[0].first().0 as usize;
-            let min = left.iter().map(|&i| w.counts[i]).min().unwrap();
-            prop_assert_eq!(w.counts[chunk], min);
-            left.retain(|&i| i != chunk);
-            requested.set(out[0]);
-        }
+        rounds_from_rarer_to_commoner(&c, false)?;
     }
 
     #[test]
     fn dry_marks_kept_between_picks_are_right_and_change_no_choice(c in case()) {
-        // As above, with the blocks the picks find dry remembered from one
-        // pick to the next, as a channel does.
-        let w = World::new(&c);
-        let (fresh, _) = model_sets(&c);
-        let mut left = fresh.clone();
-        let mut requested = w.requested.clone();
-        let mut dry = DryBlocks::new();
-        let mut picker = RarestFirst::new();
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed);
-        for _ in 0..c.budget.min(5) {
-            let mut out = Vec::new();
-            {
-                let mut view = w.view(&c);
-                view.requested = &requested;
-                view.dry = c.chunk_count.map(|n| dry.view(n));
-                picker.pick(&view, 1, &mut rng, &mut out);
-            }
-            // No block holding a fresh chunk of the peer is marked dry.
-            for &i in &left {
-                prop_assert!(!dry.is_dry(i / 64), "chunk {} in a dry block", i);
-            }
-            if left.is_empty() {
-                break;
-            }
-            prop_assert_eq!(out.len(), 1);
-            let chunk = out[0].first().0 as usize;
-            let min = left.iter().map(|&i| w.counts[i]).min().unwrap();
-            prop_assert_eq!(w.counts[chunk], min);
-            left.retain(|&i| i != chunk);
-            requested.set(out[0]);
-        }
+        rounds_from_rarer_to_commoner(&c, true)?;
     }
+}
+
+/// With one chunk per range (budget spent chunk by chunk), each pick takes
+/// a rarest chunk of what is left. With `dry`, the blocks the picks find
+/// dry are remembered from one pick to the next, as a channel does, and no
+/// block holding a fresh chunk of the peer may be marked.
+fn rounds_from_rarer_to_commoner(c: &Case, dry: bool) -> Result<(), TestCaseError> {
+    let w = World::new(c);
+    let (fresh, _) = model_sets(c);
+    let mut left = fresh.clone();
+    let mut requested = w.requested.clone();
+    let mut marks = DryBlocks::new();
+    let mut picker = RarestFirst::new();
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(c.seed);
+    for _ in 0..c.budget.min(5) {
+        let mut out = Vec::new();
+        {
+            let mut view = w.view(c);
+            view.requested = &requested;
+            if dry {
+                view.dry = c.chunk_count.map(|n| marks.view(n));
+            }
+            picker.pick(&view, 1, &mut rng, &mut out);
+        }
+        for &i in &left {
+            prop_assert!(!marks.is_dry(i / 64), "chunk {} in a dry block", i);
+        }
+        if left.is_empty() {
+            break;
+        }
+        prop_assert_eq!(out.len(), 1);
+        let chunk = out[0].first().0 as usize;
+        let min = left.iter().map(|&i| w.counts[i]).min().unwrap();
+        prop_assert_eq!(w.counts[chunk], min);
+        left.retain(|&i| i != chunk);
+        requested.set(out[0]);
+    }
+    Ok(())
 }
