@@ -392,7 +392,7 @@ impl Partition {
     fn on_control(&mut self, i: u32, c: Control, shared: &Shared) {
         match c {
             Control::Join => self.join(i, shared),
-            Control::Leave => self.leave(i, shared),
+            Control::Leave => self.leave(i),
             Control::Announce => self.announce(i, shared),
             Control::Sample => {
                 self.sample(shared);
@@ -486,7 +486,7 @@ impl Partition {
         self.control(now + swarm.reannounce.0, i, Control::Announce);
     }
 
-    fn leave(&mut self, i: u32, _shared: &Shared) {
+    fn leave(&mut self, i: u32) {
         let now = self.now;
         let peer = self.peer_mut(i);
         if !peer.present() {
