@@ -92,6 +92,9 @@ fn one_two_and_three_threads_give_the_same_run() {
     // The run is not trivial: peers completed, some left.
     assert_eq!(one.summary.completed, 17);
     assert!(one.peers.iter().any(|p| p.leave_s.is_some()));
+    // It stopped at a progress sample (every second), once all were done.
+    assert_eq!(one.summary.virtual_s.fract(), 0.0);
+    assert!(one.summary.virtual_s < 120.0);
     for other in &runs[1..] {
         assert_eq!(one.summary.trace_hash, other.summary.trace_hash);
         assert_eq!(one.summary.events, other.summary.events);

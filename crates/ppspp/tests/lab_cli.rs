@@ -31,6 +31,8 @@ fn run_writes_the_results_folder_and_checks_determinism() {
         "--out",
         out.to_str().unwrap(),
         "--check-determinism",
+        "--threads",
+        "2",
     ]);
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(
@@ -40,6 +42,8 @@ fn run_writes_the_results_folder_and_checks_determinism() {
     );
     assert!(stdout.contains("5 completed"), "{stdout}");
     assert!(stdout.contains("determinism   ok"), "{stdout}");
+    // The second run took one thread.
+    assert!(stdout.contains("on 1 thread(s)"), "{stdout}");
     for f in [
         "scenario.toml",
         "peers.csv",

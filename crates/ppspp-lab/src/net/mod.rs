@@ -208,11 +208,10 @@ impl Network {
             .map(|h| self.links[h.up.0 as usize].config().delay)
             .min()
             .unwrap_or(Duration::ZERO);
+        // A host outside the matrix has no core delay to anyone.
         let groups = self.group_delay.len();
-        let covered = self
-            .hosts
-            .iter()
-            .all(|h| h.group < groups && self.group_delay.iter().all(|r| r.len() == groups));
+        let square = self.group_delay.iter().all(|r| r.len() == groups);
+        let covered = square && self.hosts.iter().all(|h| h.group < groups);
         let core = if covered {
             self.group_delay
                 .iter()

@@ -178,3 +178,61 @@ fn site_cycles_and_deep_nesting_are_refused() {
     assert!(!net.set_site_parent(sites[4], sites[3]));
     assert!(!net.set_site_parent(sites[0], SiteId(99)));
 }
+
+#[test]
+fn lookahead_is_the_least_uplink_plus_core_delay() {
+    let mut net = Network::new(1);
+    let a = net.add_host(access(8, 3), access(8, 1), None, 0);
+    let b = net.add_host(access(8, 2), access(8, 1), None, 1);
+    net.set_group_delays(vec![
+        vec![Duration::from_millis(30), Duration::from_millis(10)],
+        vec![Duration::from_millis(20), Duration::from_millis(40)],
+    ]);
+    assert_eq!(net.lookahead(), Duration::from_millis(2 + 10));
+    // A shorter pair delay counts.
+    net.set_pair_delay(a, b, Duration::from_millis(4));
+    assert_eq!(net.lookahead(), Duration::from_millis(2 + 4));
+    // A host in a group the matrix lacks has no core delay.
+    net.add_host(access(8, 5), access(8, 1), None, 2);
+    assert_eq!(net.lookahead(), Duration::from_millis(2));
+}
+
+#[test]
+fn a_packet_for_another_partition_is_handed_over_and_arrives_as_in_one() {
+    let build = || {
+        let mut net = Network::new(1);
+        let a = net.add_host(access(8, 1), access(8, 1), None, 0);
+        let b = net.add_host(access(8, 1), access(8, 1), None, 1);
+        net.set_group_delays(vec![
+            vec![Duration::ZERO, Duration::from_millis(10)],
+            vec![Duration::from_millis(20), Duration::ZERO],
+        ]);
+        (net, a, b)
+    };
+    let (mut whole, a, b) = build();
+    whole.send(Instant::ZERO, packet(a, b, 1000));
+    let want = drain(&mut whole);
+    // Host a in partition 0, host b in partition 1.
+    let (mut p0, _, _) = build();
+    let (mut p1, _, _) = build();
+    p0.set_partitioning(Partitioning { part: 0, parts: 2 });
+    p1.set_partitioning(Partitioning { part: 1, parts: 2 });
+    p0.send(Instant::ZERO, packet(a, b, 1000));
+    // Partition 0 moves it over a's uplink and no further.
+    assert!(drain(&mut p0).is_empty());
+    let out = p0.take_outbox();
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].dst(), b);
+    for h in out {
+        p1.inject(h);
+    }
+    let got = drain(&mut p1);
+    assert_eq!(got.len(), 1);
+    assert_eq!(got[0].0, want[0].0);
+    // Each partition counted its own links; together they make the whole.
+    p0.absorb(&mut p1);
+    assert_eq!(p0.stats().sent, 1);
+    assert_eq!(p0.stats().delivered, 1);
+    let (_, down_b) = p0.access_links(b).unwrap();
+    assert_eq!(p0.link(down_b).stats().packets_out, 1);
+}

@@ -65,6 +65,25 @@ fn references_must_exist() {
 }
 
 #[test]
+fn a_tracker_notice_of_zero_is_refused() {
+    let text = DEFAULT_TEXT.replace(
+        "tracker_peers = 5",
+        "tracker_peers = 5\ntracker_notice = \"0s\"",
+    );
+    assert!(text.contains("tracker_notice"));
+    let e = err_of(&text);
+    assert!(e.message.contains("tracker_notice"), "{e}");
+    let fine = DEFAULT_TEXT.replace(
+        "tracker_peers = 5",
+        "tracker_peers = 5\ntracker_notice = \"10ms\"",
+    );
+    assert_eq!(
+        parse(&fine, "t.toml").unwrap().swarm.tracker_notice.0,
+        std::time::Duration::from_millis(10)
+    );
+}
+
+#[test]
 fn arrival_and_departure_checks() {
     let text = DEFAULT_TEXT.replacen(
         "arrival = { kind = \"flash\", at = \"1s\", spread = \"10s\" }",

@@ -177,7 +177,7 @@ impl Partition {
         self.pending_joins == 0 && self.incomplete_leechers == 0
     }
 
-    /// Adds cross-traffic flow `index` and sends what it has to send.
+    /// Adds a cross-traffic flow and sends what it has to send.
     pub fn add_flow(&mut self, flow: CrossFlow) {
         self.flows.push(flow);
         self.flush_flow(self.flows.len() as u32 - 1);

@@ -94,12 +94,11 @@ pub(crate) struct Channel {
     /// requested chunks (nothing else can make a pick find more): picking
     /// is the costly part of a datagram.
     pub pick_idle_until: Instant,
-    /// The swarm's `releases` when the last pick found nothing.
-    pub idle_releases: u64,
     /// Blocks where this peer has nothing we could ask for.
     pub dry: DryBlocks,
-    /// The swarm's `releases` when `dry` was last trusted.
-    pub dry_releases: u64,
+    /// The swarm's `releases` at the last pick: `pick_idle_until` and
+    /// `dry` hold only while it has not moved.
+    pub releases_seen: u64,
 
     /// Uploading to the peer.
     pub uploads: UploadQueue,
@@ -204,9 +203,8 @@ impl Channel {
             cancel_cursor: cancel_log_len,
             pex_requested: false,
             pick_idle_until: now,
-            idle_releases: 0,
             dry: DryBlocks::new(),
-            dry_releases: 0,
+            releases_seen: 0,
             uploads: UploadQueue::default(),
             inflight: InFlight::default(),
             cc: make(&ctx.config.congestion),

@@ -11,6 +11,7 @@ use crate::proto::event::Event;
 use crate::proto::pex::may_share;
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
+use crate::time::Instant;
 use crate::wire::{
     ChannelId, ChunkAddressing, ChunkSpec, DatagramWriter, DelaySample, HandshakeOptions, Message,
     SwarmParams, Timestamp, PPSPP_VERSION,
@@ -326,15 +327,15 @@ impl Channel {
         // after a pick that found nothing.
         let batch = (window / 4).clamp(1, 16);
         let starving = self.outstanding.count() == 0;
-        let idle = ctx.now < self.pick_idle_until && swarm.releases == self.idle_releases;
+        let idle = ctx.now < self.pick_idle_until && swarm.releases == self.releases_seen;
         if affordable == 0 || (affordable < batch && !starving) || idle {
             return;
         }
         let mut picked = Vec::new();
-        if self.dry_releases != swarm.releases {
+        if self.releases_seen != swarm.releases {
             // Given-back chunks may lie in blocks marked dry.
             self.dry.forget();
-            self.dry_releases = swarm.releases;
+            self.releases_seen = swarm.releases;
         }
         let chunk_count = swarm.integrity.chunk_count();
         let view = PickView {
@@ -350,10 +351,11 @@ impl Channel {
             dry: chunk_count.map(|n| self.dry.view(n)),
         };
         swarm.picker.pick(&view, affordable, ctx.rng, &mut picked);
-        if picked.is_empty() {
-            self.pick_idle_until = ctx.now + PICK_IDLE;
-            self.idle_releases = swarm.releases;
-        }
+        self.pick_idle_until = if picked.is_empty() {
+            ctx.now + PICK_IDLE
+        } else {
+            Instant::ZERO
+        };
         for range in picked {
             let Some(range) = swarm.clamp(range) else {
                 continue;
