@@ -202,6 +202,57 @@ proptest! {
     }
 }
 
+/// A comb: every `step`-th chunk from `offset`, set one at a time, the way
+/// rarest-first HAVEs fill a peer's binmap. It fragments the tree enough to
+/// turn it flat (`Binmap::is_flat`), so the updates after it run on the
+/// flat layout, and the ones that fill or empty it bring the tree back.
+fn comb(step: u64, offset: u64) -> Vec<Op> {
+    (offset..OPS_END)
+        .step_by(step as usize)
+        .map(|i| (true, i, i))
+        .collect()
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn flat_layout_answers_like_the_tree(
+        step in 2..9u64,
+        offset in 0..8u64,
+        ops in prop::collection::vec(small_op(), 0..40),
+        other_ops in prop::collection::vec(small_op(), 0..20),
+        ranges in prop::collection::vec(small_range(), 1..20),
+    ) {
+        let combed = comb(step, offset);
+        let mut map = Binmap::new();
+        apply(&mut map, &combed);
+        prop_assert!(map.is_flat(), "a comb of step {} did not go flat", step);
+        apply(&mut map, &ops);
+        let all: Vec<Op> = combed.iter().chain(&ops).copied().collect();
+        let bits = bitset(&all);
+        check_dense(&map, &bits, &ranges);
+        // Differences between a flat and a tree binmap, both ways.
+        let mut other = Binmap::new();
+        apply(&mut other, &other_ops);
+        let obits = bitset(&other_ops);
+        let diff = |x: &[bool], y: &[bool]| -> Vec<bool> {
+            x.iter().zip(y).map(|(&p, &q)| p && !q).collect()
+        };
+        let (ab, ba) = (diff(&bits, &obits), diff(&obits, &bits));
+        prop_assert_eq!(pairs(map.difference_runs(&other)), bit_runs(&ab, 0, UNIVERSE - 1));
+        prop_assert_eq!(pairs(other.difference_runs(&map)), bit_runs(&ba, 0, UNIVERSE - 1));
+        for pos in (0..UNIVERSE).step_by(7) {
+            let want = (pos..UNIVERSE).find(|&i| ab[i as usize]).map(ChunkIndex);
+            prop_assert_eq!(map.first_in_difference(&other, ChunkIndex(pos)), want);
+        }
+        prop_assert_eq!(map == other, bits == obits);
+        // A copy rebuilt through the tree is equal, whatever its layout.
+        let rebuilt: Binmap = map.filled_runs().collect();
+        prop_assert_eq!(&rebuilt, &map);
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Sparse model: sorted, disjoint, non-adjacent inclusive intervals.
 

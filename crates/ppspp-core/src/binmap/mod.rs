@@ -23,7 +23,14 @@
 //! chunk. Updates collapse a cell whose halves became the same uniform value,
 //! so searches for "a filled (or empty) chunk" never descend into a subtree
 //! that lacks one, and an empty or full binmap owns no heap memory.
+//!
+//! A tree fragmented until its live cells take as much memory as a bitset
+//! over its root switches to a flat layout (`flat.rs`): the words in order
+//! plus two summary bits per node above them, which searches read as the
+//! same tree. It goes back to the tree when it turns uniform or is updated
+//! past its end.
 
+mod flat;
 mod query;
 mod runs;
 #[cfg(test)]
@@ -32,6 +39,8 @@ mod update;
 mod walk;
 
 use std::fmt;
+
+use flat::Flat;
 
 use crate::chunk::{ChunkRange, MAX_CHUNK_INDEX};
 
@@ -48,6 +57,10 @@ const WORD_HEIGHT: u32 = 6;
 const MIN_HEIGHT: u32 = WORD_HEIGHT + 1;
 /// The largest root height: 2^63 chunks, every chunk up to [`MAX_CHUNK_INDEX`].
 const MAX_HEIGHT: u32 = 63;
+/// The root reference while the binmap is flat: neither uniform nor a cell.
+const FLAT_ROOT: u64 = FULL - 1;
+/// The tallest root a binmap goes flat under: 2^24 chunks, 2 MiB of words.
+const FLAT_MAX_HEIGHT: u32 = 24;
 
 /// The set of chunks a peer has, as a collapsed binary tree over bins
 /// (RFC 7574 §4; libswift's binmap).
@@ -71,6 +84,9 @@ pub struct Binmap {
     free_len: usize,
     /// Number of filled chunks, kept up to date by every update.
     count: u64,
+    /// The flat layout, once the tree is fragmented enough (`flat.rs`);
+    /// then `root` is [`FLAT_ROOT`] and the arena is empty.
+    flat: Option<Box<Flat>>,
 }
 
 /// `2^k` as a `u64` (`k ≤ 63`).
@@ -98,6 +114,7 @@ impl Binmap {
             free_head: 0,
             free_len: 0,
             count: 0,
+            flat: None,
         }
     }
 
@@ -114,6 +131,14 @@ impl Binmap {
     /// Bytes of heap memory held (the arena's capacity, free cells included).
     pub fn heap_bytes(&self) -> usize {
         self.cells.capacity() * std::mem::size_of::<[u64; 2]>()
+            + self.flat.as_ref().map_or(0, |f| f.heap_bytes())
+    }
+
+    /// Whether the binmap is in its flat layout (see `flat.rs`), for tests
+    /// that must cover both layouts.
+    #[doc(hidden)]
+    pub fn is_flat(&self) -> bool {
+        self.flat.is_some()
     }
 
     /// Number of cells in use, for memory tests.

@@ -26,6 +26,9 @@ pub(super) enum Node {
     /// root, its right half is empty. This lets two binmaps of different
     /// heights be walked in step without growing either.
     Lifted,
+    /// A mixed node of a flat binmap's summary tree, by heap index
+    /// (see `flat.rs`).
+    Flat(usize),
 }
 
 impl Node {
@@ -42,21 +45,36 @@ impl Binmap {
     /// This binmap's root seen from a descent starting at `height ≥ self.height`.
     pub(super) fn top(&self, height: u32) -> Node {
         if height == self.height || self.root == EMPTY {
-            Node::Ref(self.root)
+            self.root_node()
         } else {
             Node::Lifted
+        }
+    }
+
+    /// The root as a node, in either layout.
+    pub(super) fn root_node(&self) -> Node {
+        match &self.flat {
+            Some(flat) => flat.root(),
+            None => Node::Ref(self.root),
         }
     }
 
     /// The two halves of `node`, which covers `2^k` chunks with `k > 6`.
     pub(super) fn halves(&self, node: Node, k: u32) -> (Node, Node) {
         match node {
-            Node::Lifted if k - 1 == self.height => (Node::Ref(self.root), Node::Ref(EMPTY)),
+            Node::Lifted if k - 1 == self.height => (self.root_node(), Node::Ref(EMPTY)),
             Node::Lifted => (Node::Lifted, Node::Ref(EMPTY)),
             Node::Ref(r) if is_uniform(r) => (node, node),
             Node::Ref(r) => {
                 let [left, right] = self.cells[(r - 1) as usize];
                 (Node::Ref(left), Node::Ref(right))
+            }
+            Node::Flat(i) => {
+                let flat = self
+                    .flat
+                    .as_ref()
+                    .expect("flat nodes come from a flat binmap");
+                (flat.node(2 * i), flat.node(2 * i + 1))
             }
         }
     }
@@ -126,6 +144,9 @@ impl Binmap {
         if c >= span(self.height) {
             return false;
         }
+        if let Some(flat) = &self.flat {
+            return (flat.word((c >> WORD_HEIGHT) as usize) >> (c & 63)) & 1 == 1;
+        }
         let (mut r, mut k) = (self.root, self.height);
         loop {
             if is_uniform(r) {
@@ -150,6 +171,9 @@ impl Binmap {
         let c = w << WORD_HEIGHT;
         if c >= span(self.height) {
             return EMPTY;
+        }
+        if let Some(flat) = &self.flat {
+            return flat.word(w as usize);
         }
         let (mut r, mut k) = (self.root, self.height);
         // A uniform reference above the words is all-empty or all-full,
@@ -248,6 +272,8 @@ impl Binmap {
             0
         } else if lo == 0 && hi == top {
             self.count
+        } else if let Some(flat) = &self.flat {
+            flat.count_in(lo, hi)
         } else {
             self.count_range(self.root, self.height, 0, lo, hi)
         }

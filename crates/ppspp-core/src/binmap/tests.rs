@@ -222,24 +222,79 @@ fn set_then_clear_same_random_ranges_leaves_nothing() {
 }
 
 #[test]
-fn alternating_chunks_cost_about_twice_a_bitset() {
+fn alternating_chunks_cost_about_a_bitset() {
     let n: u64 = 1 << 16;
     let mut map = Binmap::new();
     for i in (0..n).step_by(2) {
         map.set_chunk(c(i));
     }
+    // The tree went flat once it took a bitset's memory: the words plus
+    // two summary bits per word.
+    assert!(map.is_flat());
+    assert_eq!(map.live_cells(), 0);
     let bitset_bytes = (n / 8) as usize;
-    let live_bytes = map.live_cells() * 16;
-    assert!(live_bytes <= 2 * bitset_bytes, "{live_bytes} B live");
-    assert!(
-        map.heap_bytes() <= 3 * bitset_bytes,
-        "{} B",
-        map.heap_bytes()
-    );
+    assert_eq!(map.heap_bytes(), bitset_bytes + 2 * bitset_bytes / 64);
     assert_eq!(map.count(), n / 2);
     assert_eq!(map.first_empty_from(c(0)), Some(c(1)));
     assert_eq!(map.first_filled_from(c(1)), Some(c(2)));
     assert_eq!(map.filled_runs().count() as u64, n / 2);
+}
+
+#[test]
+fn a_fragmented_tree_goes_flat_when_it_costs_a_bitset() {
+    // 2^12 chunks: the flat layout takes 512 + 16 bytes, 33 cells' worth.
+    let mut map = Binmap::new();
+    map.set_chunk(c(4095));
+    let mut went_flat_at = None;
+    for i in (0..4096).step_by(128) {
+        map.set_chunk(c(i));
+        if map.is_flat() {
+            went_flat_at = Some(i);
+            break;
+        }
+        assert!(map.live_cells() * 16 < 528, "{} cells", map.live_cells());
+    }
+    assert!(went_flat_at.is_some(), "never went flat");
+    let before = map.clone();
+    // Filling every chunk makes it uniform: back to a tree without cells.
+    map.set(r(0, 4095));
+    assert!(!map.is_flat());
+    assert_eq!(map.heap_bytes(), 0);
+    assert_eq!(map.count(), 4096);
+    // Clearing every filled chunk of a flat binmap leaves an empty one.
+    let mut emptied = before.clone();
+    for run in before.filled_runs() {
+        emptied.clear(run);
+    }
+    assert!(emptied.is_empty() && !emptied.is_flat());
+    assert_eq!(emptied.heap_bytes(), 0);
+}
+
+#[test]
+fn a_flat_binmap_updated_past_its_end_grows_as_a_tree() {
+    let mut map = Binmap::new();
+    for i in (0..4096).step_by(2) {
+        map.set_chunk(c(i));
+    }
+    assert!(map.is_flat());
+    let copy = map.clone();
+    map.set_chunk(c(1 << 40));
+    assert!(map.contains(c(1 << 40)));
+    assert_eq!(map.count(), 2049);
+    // Taller than the flat layout allows: the tree keeps it.
+    assert!(!map.is_flat());
+    map.clear_chunk(c(1 << 40));
+    assert_eq!(map, copy);
+    // A range past the end does the same, and clears beyond it are no-ops.
+    let mut ranged = copy.clone();
+    ranged.set(r(4000, 5000));
+    assert_eq!(ranged.count_in(r(4000, 5000)), 1001);
+    assert_eq!(ranged.count(), 2000 + 1001);
+    let mut cleared = copy.clone();
+    cleared.clear(r(5000, 1 << 50));
+    cleared.clear_chunk(c(1 << 50));
+    assert!(cleared.is_flat());
+    assert_eq!(cleared, copy);
 }
 
 #[test]

@@ -7,8 +7,10 @@
 //! searches never enter a subtree lacking what they look for, and memory
 //! follows the number of run boundaries.
 
+use super::flat::Flat;
+use super::query::Node;
 use super::{is_uniform, span, word_mask, Binmap};
-use super::{EMPTY, FULL, MAX_HEIGHT, MIN_HEIGHT, WORD_HEIGHT};
+use super::{EMPTY, FLAT_MAX_HEIGHT, FLAT_ROOT, FULL, MAX_HEIGHT, MIN_HEIGHT, WORD_HEIGHT};
 use crate::bin::Bin;
 use crate::chunk::{ChunkIndex, ChunkRange, MAX_CHUNK_INDEX};
 
@@ -20,9 +22,13 @@ impl Binmap {
             // One chunk (most HAVEs and ACKs): the iterative path.
             return self.set_chunk(range.first());
         }
+        if self.flat_covers(hi) {
+            return self.assign_flat(lo, hi, FULL);
+        }
         self.grow_to_cover(hi);
         self.root = self.assign(self.root, self.height, 0, lo, hi, FULL);
         self.normalize_root();
+        self.flatten_if_fragmented();
     }
 
     /// Marks every chunk of `range` as empty.
@@ -35,17 +41,26 @@ impl Binmap {
         if lo > hi {
             return; // Entirely above the root, where everything is empty.
         }
+        if self.flat.is_some() {
+            return self.assign_flat(lo, hi, EMPTY);
+        }
         self.root = self.assign(self.root, self.height, 0, lo, hi, EMPTY);
         self.normalize_root();
+        self.flatten_if_fragmented();
     }
 
     /// Marks `chunk` as filled; a no-op past [`MAX_CHUNK_INDEX`], which no
     /// content can have.
     pub fn set_chunk(&mut self, chunk: ChunkIndex) {
-        if chunk.0 <= MAX_CHUNK_INDEX {
-            self.grow_to_cover(chunk.0);
-            self.assign_chunk(chunk.0, FULL);
+        if chunk.0 > MAX_CHUNK_INDEX {
+            return;
         }
+        if self.flat_covers(chunk.0) {
+            return self.assign_flat_chunk(chunk.0, FULL);
+        }
+        self.grow_to_cover(chunk.0);
+        self.assign_chunk(chunk.0, FULL);
+        self.flatten_if_fragmented();
     }
 
     /// Marks `chunk` as filled and tells whether it was empty before: the
@@ -58,9 +73,123 @@ impl Binmap {
 
     /// Marks `chunk` as empty; a no-op past [`MAX_CHUNK_INDEX`].
     pub fn clear_chunk(&mut self, chunk: ChunkIndex) {
-        if chunk.0 < span(self.height) {
-            self.assign_chunk(chunk.0, EMPTY);
-            self.normalize_root();
+        if chunk.0 >= span(self.height) {
+            return;
+        }
+        if self.flat.is_some() {
+            return self.assign_flat_chunk(chunk.0, EMPTY);
+        }
+        self.assign_chunk(chunk.0, EMPTY);
+        self.normalize_root();
+        self.flatten_if_fragmented();
+    }
+
+    /// Whether the binmap is flat and its layout reaches chunk `hi`. A flat
+    /// binmap updated beyond its end goes back to the tree, which can grow.
+    fn flat_covers(&mut self, hi: u64) -> bool {
+        if self.flat.is_none() {
+            return false;
+        }
+        if hi < span(self.height) {
+            return true;
+        }
+        self.unflatten();
+        false
+    }
+
+    /// [`Binmap::assign_chunk`] in the flat layout.
+    fn assign_flat_chunk(&mut self, c: u64, fill: u64) {
+        let flat = self.flat.as_mut().expect("called on a flat binmap");
+        if flat.assign_chunk(c, fill) {
+            if fill == FULL {
+                self.count += 1;
+            } else {
+                self.count -= 1;
+            }
+            self.unflatten_if_uniform();
+        }
+    }
+
+    /// [`Binmap::assign`] in the flat layout, over `lo ..= hi` below its end.
+    fn assign_flat(&mut self, lo: u64, hi: u64, fill: u64) {
+        let flat = self.flat.as_mut().expect("called on a flat binmap");
+        let (before, after) = flat.assign(lo, hi, fill);
+        self.count = self.count - before + after;
+        self.unflatten_if_uniform();
+    }
+
+    /// Switches to the flat layout once the live cells take as much memory
+    /// as it would: fragmentation has made the tree no cheaper than a
+    /// bitset, and costlier to update (see `flat.rs`).
+    fn flatten_if_fragmented(&mut self) {
+        if self.height > FLAT_MAX_HEIGHT || is_uniform(self.root) {
+            return;
+        }
+        let live = self.cells.len() - self.free_len;
+        if live * std::mem::size_of::<[u64; 2]>() < Flat::heap_bytes_for(self.height) {
+            return;
+        }
+        let mut flat = Flat::new(self.height);
+        self.spill(self.root, self.height, 0, flat.words_mut());
+        flat.refresh_all();
+        self.cells = Vec::new();
+        self.free_head = 0;
+        self.free_len = 0;
+        self.root = FLAT_ROOT;
+        self.flat = Some(Box::new(flat));
+    }
+
+    /// Writes the subtree `r`, covering `2^k` chunks from word `base`,
+    /// into `words`.
+    fn spill(&self, r: u64, k: u32, base: usize, words: &mut [u64]) {
+        if r == EMPTY {
+            return;
+        }
+        if k == WORD_HEIGHT {
+            words[base] = r;
+        } else if r == FULL {
+            words[base..base + (1usize << (k - WORD_HEIGHT))].fill(FULL);
+        } else {
+            let [left, right] = self.cells[(r - 1) as usize];
+            self.spill(left, k - 1, base, words);
+            self.spill(
+                right,
+                k - 1,
+                base + (1usize << (k - 1 - WORD_HEIGHT)),
+                words,
+            );
+        }
+    }
+
+    /// Goes back to the tree when the flat layout became all empty or all
+    /// full, where the tree needs no cell at all.
+    fn unflatten_if_uniform(&mut self) {
+        if let Some(flat) = &self.flat {
+            if matches!(flat.root(), Node::Ref(_)) {
+                self.unflatten();
+            }
+        }
+    }
+
+    /// Rebuilds the tree from the flat layout.
+    fn unflatten(&mut self) {
+        let Some(flat) = self.flat.take() else {
+            return;
+        };
+        self.root = self.build(&flat, flat.root());
+        self.normalize_root();
+    }
+
+    /// The tree reference of a flat layout's node.
+    fn build(&mut self, flat: &Flat, node: Node) -> u64 {
+        match node {
+            Node::Ref(r) => r,
+            Node::Flat(i) => {
+                let left = self.build(flat, flat.node(2 * i));
+                let right = self.build(flat, flat.node(2 * i + 1));
+                self.alloc([left, right])
+            }
+            Node::Lifted => unreachable!("a flat layout has no lifted node"),
         }
     }
 

@@ -22,7 +22,7 @@ impl Binmap {
             return Subtree(self.top(height));
         }
         // The binmap is taller: the walk's root is its leftmost subtree.
-        let (mut node, mut k) = (Node::Ref(self.root), self.height);
+        let (mut node, mut k) = (self.root_node(), self.height);
         while k > height {
             node = self.halves(node, k).0;
             k -= 1;
@@ -48,8 +48,9 @@ impl Subtree {
     pub(crate) fn word(self) -> u64 {
         match self.0 {
             Node::Ref(r) => r,
-            // A node above the root covers at least 2^8 chunks, never a word.
-            Node::Lifted => unreachable!("a lifted node is never one word"),
+            // A node above the root covers at least 2^8 chunks, and a flat
+            // binmap's words read as references: neither is ever one word.
+            Node::Lifted | Node::Flat(_) => unreachable!("only a reference is one word"),
         }
     }
 }

@@ -1,0 +1,232 @@
+//! The flat layout of a fragmented binmap.
+//!
+//! A binmap's tree costs 16 bytes per cell and one cache line per level on
+//! every update: a peer's HAVEs arrive in rarest-first order, scattered over
+//! the content, so each one descends a cold path of about `height − 6`
+//! cells. Once a tree is so fragmented that its live cells take as much
+//! memory as a plain bitset over its root (`2^height / 8` bytes), it switches
+//! to this layout: the bitmap words in order, plus one "has a filled chunk"
+//! and one "is all filled" bit per node of the implicit binary tree above
+//! them. A one-chunk update then touches one word, and the summary bits
+//! only when that word turns empty, non-empty, full or non-full. Searches
+//! see the same tree as before (see [`Flat::node`]): a summary node that is
+//! uniform reads as the uniform reference, so the "live nodes are mixed"
+//! invariant the queries rely on holds in both layouts.
+//!
+//! Node numbering is a heap's: node 1 covers every word, node `i` has
+//! children `2i` and `2i + 1`, and nodes `W ..= 2W − 1` are the `W` words.
+
+use super::query::Node;
+use super::{word_mask, EMPTY, FULL, WORD_HEIGHT};
+
+/// Words, and summary bits for the nodes above them (see the module docs).
+#[derive(Clone, Debug)]
+pub(super) struct Flat {
+    /// Chunk `c` is bit `c % 64` of word `c / 64`.
+    words: Box<[u64]>,
+    /// Bit `i`: node `i` (`1 ≤ i < W`) has at least one filled chunk.
+    any: Box<[u64]>,
+    /// Bit `i`: every chunk under node `i` is filled.
+    all: Box<[u64]>,
+}
+
+fn bit(set: &[u64], i: usize) -> bool {
+    (set[i / 64] >> (i % 64)) & 1 == 1
+}
+
+fn put(set: &mut [u64], i: usize, on: bool) {
+    let mask = 1u64 << (i % 64);
+    if on {
+        set[i / 64] |= mask;
+    } else {
+        set[i / 64] &= !mask;
+    }
+}
+
+impl Flat {
+    /// An empty layout over `2^height` chunks (`height > 6`).
+    pub(super) fn new(height: u32) -> Self {
+        debug_assert!(height > WORD_HEIGHT);
+        let words = 1usize << (height - WORD_HEIGHT);
+        let summary = words.div_ceil(64);
+        Flat {
+            words: vec![EMPTY; words].into_boxed_slice(),
+            any: vec![0; summary].into_boxed_slice(),
+            all: vec![0; summary].into_boxed_slice(),
+        }
+    }
+
+    /// Heap bytes the layout takes over `2^height` chunks.
+    pub(super) fn heap_bytes_for(height: u32) -> usize {
+        let words = 1usize << (height - WORD_HEIGHT);
+        (words + 2 * words.div_ceil(64)) * std::mem::size_of::<u64>()
+    }
+
+    /// Heap bytes held.
+    pub(super) fn heap_bytes(&self) -> usize {
+        (self.words.len() + self.any.len() + self.all.len()) * std::mem::size_of::<u64>()
+    }
+
+    /// The word of chunks `64·w ..`; `w` must be below the word count.
+    pub(super) fn word(&self, w: usize) -> u64 {
+        self.words[w]
+    }
+
+    /// Mutable access to the words, for building the layout from a tree;
+    /// [`Flat::refresh_all`] must follow.
+    pub(super) fn words_mut(&mut self) -> &mut [u64] {
+        &mut self.words
+    }
+
+    /// Whether node `i` has a filled chunk, and whether it is all filled.
+    fn state(&self, i: usize) -> (bool, bool) {
+        let w = self.words.len();
+        if i >= w {
+            let word = self.words[i - w];
+            (word != EMPTY, word == FULL)
+        } else {
+            (bit(&self.any, i), bit(&self.all, i))
+        }
+    }
+
+    /// Node `i` as the queries see it: a word, a uniform reference, or a
+    /// mixed summary node.
+    pub(super) fn node(&self, i: usize) -> Node {
+        let w = self.words.len();
+        if i >= w {
+            return Node::Ref(self.words[i - w]);
+        }
+        match self.state(i) {
+            (false, _) => Node::Ref(EMPTY),
+            (_, true) => Node::Ref(FULL),
+            _ => Node::Flat(i),
+        }
+    }
+
+    /// The root (node 1) as the queries see it.
+    pub(super) fn root(&self) -> Node {
+        self.node(1)
+    }
+
+    /// Recomputes node `i`'s summary bits from its children; tells whether
+    /// they changed.
+    fn refresh(&mut self, i: usize) -> bool {
+        let (la, lf) = self.state(2 * i);
+        let (ra, rf) = self.state(2 * i + 1);
+        let (any, all) = (la || ra, lf && rf);
+        if (any, all) == self.state(i) {
+            return false;
+        }
+        put(&mut self.any, i, any);
+        put(&mut self.all, i, all);
+        true
+    }
+
+    /// Refreshes the ancestors of word `w`, stopping where nothing changes.
+    fn refresh_up(&mut self, w: usize) {
+        let mut i = (w + self.words.len()) / 2;
+        while i >= 1 && self.refresh(i) {
+            i /= 2;
+        }
+    }
+
+    /// Refreshes every ancestor of words `first ..= last`, level by level.
+    fn refresh_words(&mut self, first: usize, last: usize) {
+        let w = self.words.len();
+        let (mut lo, mut hi) = ((first + w) / 2, (last + w) / 2);
+        while lo >= 1 {
+            for i in lo..=hi {
+                self.refresh(i);
+            }
+            lo /= 2;
+            hi /= 2;
+        }
+    }
+
+    /// Refreshes every summary bit (after [`Flat::words_mut`]).
+    pub(super) fn refresh_all(&mut self) {
+        self.refresh_words(0, self.words.len() - 1);
+    }
+
+    /// Sets (`fill` = [`FULL`]) or clears ([`EMPTY`]) chunk `c`, which lies
+    /// below the layout's end; returns whether it changed.
+    pub(super) fn assign_chunk(&mut self, c: u64, fill: u64) -> bool {
+        let w = (c >> WORD_HEIGHT) as usize;
+        let old = self.words[w];
+        let bit = 1u64 << (c & 63);
+        let new = if fill == FULL { old | bit } else { old & !bit };
+        if new == old {
+            return false;
+        }
+        self.words[w] = new;
+        // The summaries change only when the word's own (any, all) does.
+        if (old == EMPTY) != (new == EMPTY) || (old == FULL) != (new == FULL) {
+            self.refresh_up(w);
+        }
+        true
+    }
+
+    /// Sets or clears chunks `lo ..= hi` (below the layout's end); returns
+    /// the filled chunks before and after, within the range.
+    pub(super) fn assign(&mut self, lo: u64, hi: u64, fill: u64) -> (u64, u64) {
+        let (first, last) = ((lo >> WORD_HEIGHT) as usize, (hi >> WORD_HEIGHT) as usize);
+        let (mut before, mut after) = (0u64, 0u64);
+        for w in first..=last {
+            let from = if w == first { lo & 63 } else { 0 };
+            let to = if w == last { hi & 63 } else { 63 };
+            let mask = word_mask(from, to);
+            let old = self.words[w];
+            let new = if fill == FULL {
+                old | mask
+            } else {
+                old & !mask
+            };
+            before += u64::from((old & mask).count_ones());
+            after += u64::from((new & mask).count_ones());
+            self.words[w] = new;
+        }
+        self.refresh_words(first, last);
+        (before, after)
+    }
+
+    /// Filled chunks in `lo ..= hi` (below the layout's end).
+    pub(super) fn count_in(&self, lo: u64, hi: u64) -> u64 {
+        let (first, last) = ((lo >> WORD_HEIGHT) as usize, (hi >> WORD_HEIGHT) as usize);
+        (first..=last)
+            .map(|w| {
+                let from = if w == first { lo & 63 } else { 0 };
+                let to = if w == last { hi & 63 } else { 63 };
+                u64::from((self.words[w] & word_mask(from, to)).count_ones())
+            })
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn summaries_follow_single_and_range_updates() {
+        // 2^9 chunks: 8 words, summary nodes 1 ..= 7.
+        let mut f = Flat::new(9);
+        assert!(matches!(f.root(), Node::Ref(EMPTY)));
+        assert!(f.assign_chunk(5, FULL));
+        assert!(!f.assign_chunk(5, FULL));
+        assert!(matches!(f.root(), Node::Flat(1)));
+        // Node 8 is word 0; its parent 4 is mixed, its sibling word empty.
+        assert!(matches!(f.node(4), Node::Flat(4)));
+        assert!(matches!(f.node(9), Node::Ref(EMPTY)));
+        assert!(matches!(f.node(3), Node::Ref(EMPTY)));
+        assert_eq!(f.assign(0, 511, FULL), (1, 512));
+        assert!(matches!(f.root(), Node::Ref(FULL)));
+        assert!(f.assign_chunk(300, EMPTY));
+        assert!(matches!(f.root(), Node::Flat(1)));
+        assert!(matches!(f.node(2), Node::Ref(FULL)));
+        assert_eq!(f.count_in(0, 511), 511);
+        assert_eq!(f.count_in(290, 310), 20);
+        assert_eq!(f.assign(0, 511, EMPTY), (511, 0));
+        assert!(matches!(f.root(), Node::Ref(EMPTY)));
+        assert_eq!(f.heap_bytes(), (8 + 1 + 1) * 8);
+    }
+}
