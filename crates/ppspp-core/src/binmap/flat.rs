@@ -19,28 +19,22 @@
 use super::query::Node;
 use super::{word_mask, EMPTY, FULL, WORD_HEIGHT};
 
-/// Words, and summary bits for the nodes above them (see the module docs).
+/// Words, and summary bits for the nodes above them (see the module docs),
+/// in one allocation: an update then misses the cache once, on its word.
 #[derive(Clone, Debug)]
 pub(super) struct Flat {
-    /// Chunk `c` is bit `c % 64` of word `c / 64`.
-    words: Box<[u64]>,
-    /// Bit `i`: node `i` (`1 ≤ i < W`) has at least one filled chunk.
-    any: Box<[u64]>,
-    /// Bit `i`: every chunk under node `i` is filled.
-    all: Box<[u64]>,
+    /// The `W` words (chunk `c` is bit `c % 64` of word `c / 64`), then the
+    /// summary: bits `2i` and `2i + 1` of the summary are node `i`'s "has a
+    /// filled chunk" and "is all filled" (`1 ≤ i < W`), side by side so
+    /// that one load answers both.
+    data: Box<[u64]>,
+    /// `W`, a power of two ≥ 2.
+    words: usize,
 }
 
-fn bit(set: &[u64], i: usize) -> bool {
-    (set[i / 64] >> (i % 64)) & 1 == 1
-}
-
-fn put(set: &mut [u64], i: usize, on: bool) {
-    let mask = 1u64 << (i % 64);
-    if on {
-        set[i / 64] |= mask;
-    } else {
-        set[i / 64] &= !mask;
-    }
+/// `u64`s of summary for `words` words: two bits per node.
+fn summary_len(words: usize) -> usize {
+    (2 * words).div_ceil(64)
 }
 
 impl Flat {
@@ -48,53 +42,61 @@ impl Flat {
     pub(super) fn new(height: u32) -> Self {
         debug_assert!(height > WORD_HEIGHT);
         let words = 1usize << (height - WORD_HEIGHT);
-        let summary = words.div_ceil(64);
         Flat {
-            words: vec![EMPTY; words].into_boxed_slice(),
-            any: vec![0; summary].into_boxed_slice(),
-            all: vec![0; summary].into_boxed_slice(),
+            data: vec![EMPTY; words + summary_len(words)].into_boxed_slice(),
+            words,
         }
     }
 
     /// Heap bytes the layout takes over `2^height` chunks.
     pub(super) fn heap_bytes_for(height: u32) -> usize {
         let words = 1usize << (height - WORD_HEIGHT);
-        (words + 2 * words.div_ceil(64)) * std::mem::size_of::<u64>()
+        (words + summary_len(words)) * std::mem::size_of::<u64>()
     }
 
     /// Heap bytes held.
     pub(super) fn heap_bytes(&self) -> usize {
-        (self.words.len() + self.any.len() + self.all.len()) * std::mem::size_of::<u64>()
+        self.data.len() * std::mem::size_of::<u64>()
     }
 
     /// The word of chunks `64·w ..`; `w` must be below the word count.
     pub(super) fn word(&self, w: usize) -> u64 {
-        self.words[w]
+        self.data[w]
     }
 
     /// Mutable access to the words, for building the layout from a tree;
     /// [`Flat::refresh_all`] must follow.
     pub(super) fn words_mut(&mut self) -> &mut [u64] {
-        &mut self.words
+        &mut self.data[..self.words]
     }
 
     /// Whether node `i` has a filled chunk, and whether it is all filled.
+    #[inline]
     fn state(&self, i: usize) -> (bool, bool) {
-        let w = self.words.len();
+        let w = self.words;
         if i >= w {
-            let word = self.words[i - w];
+            let word = self.data[i - w];
             (word != EMPTY, word == FULL)
         } else {
-            (bit(&self.any, i), bit(&self.all, i))
+            let pair = self.data[w + i / 32] >> (2 * (i % 32));
+            (pair & 1 == 1, pair & 2 == 2)
         }
+    }
+
+    /// Stores node `i`'s summary bits (`i < W`).
+    fn put(&mut self, i: usize, any: bool, all: bool) {
+        let slot = &mut self.data[self.words + i / 32];
+        let shift = 2 * (i % 32);
+        *slot = (*slot & !(3 << shift)) | ((u64::from(any) | u64::from(all) << 1) << shift);
     }
 
     /// Node `i` as the queries see it: a word, a uniform reference, or a
     /// mixed summary node.
+    #[inline]
     pub(super) fn node(&self, i: usize) -> Node {
-        let w = self.words.len();
+        let w = self.words;
         if i >= w {
-            return Node::Ref(self.words[i - w]);
+            return Node::Ref(self.data[i - w]);
         }
         match self.state(i) {
             (false, _) => Node::Ref(EMPTY),
@@ -117,14 +119,13 @@ impl Flat {
         if (any, all) == self.state(i) {
             return false;
         }
-        put(&mut self.any, i, any);
-        put(&mut self.all, i, all);
+        self.put(i, any, all);
         true
     }
 
     /// Refreshes the ancestors of word `w`, stopping where nothing changes.
     fn refresh_up(&mut self, w: usize) {
-        let mut i = (w + self.words.len()) / 2;
+        let mut i = (w + self.words) / 2;
         while i >= 1 && self.refresh(i) {
             i /= 2;
         }
@@ -132,7 +133,7 @@ impl Flat {
 
     /// Refreshes every ancestor of words `first ..= last`, level by level.
     fn refresh_words(&mut self, first: usize, last: usize) {
-        let w = self.words.len();
+        let w = self.words;
         let (mut lo, mut hi) = ((first + w) / 2, (last + w) / 2);
         while lo >= 1 {
             for i in lo..=hi {
@@ -145,20 +146,20 @@ impl Flat {
 
     /// Refreshes every summary bit (after [`Flat::words_mut`]).
     pub(super) fn refresh_all(&mut self) {
-        self.refresh_words(0, self.words.len() - 1);
+        self.refresh_words(0, self.words - 1);
     }
 
     /// Sets (`fill` = [`FULL`]) or clears ([`EMPTY`]) chunk `c`, which lies
     /// below the layout's end; returns whether it changed.
     pub(super) fn assign_chunk(&mut self, c: u64, fill: u64) -> bool {
         let w = (c >> WORD_HEIGHT) as usize;
-        let old = self.words[w];
+        let old = self.data[w];
         let bit = 1u64 << (c & 63);
         let new = if fill == FULL { old | bit } else { old & !bit };
         if new == old {
             return false;
         }
-        self.words[w] = new;
+        self.data[w] = new;
         // The summaries change only when the word's own (any, all) does.
         if (old == EMPTY) != (new == EMPTY) || (old == FULL) != (new == FULL) {
             self.refresh_up(w);
@@ -175,7 +176,7 @@ impl Flat {
             let from = if w == first { lo & 63 } else { 0 };
             let to = if w == last { hi & 63 } else { 63 };
             let mask = word_mask(from, to);
-            let old = self.words[w];
+            let old = self.data[w];
             let new = if fill == FULL {
                 old | mask
             } else {
@@ -183,7 +184,7 @@ impl Flat {
             };
             before += u64::from((old & mask).count_ones());
             after += u64::from((new & mask).count_ones());
-            self.words[w] = new;
+            self.data[w] = new;
         }
         self.refresh_words(first, last);
         (before, after)
@@ -196,7 +197,7 @@ impl Flat {
             .map(|w| {
                 let from = if w == first { lo & 63 } else { 0 };
                 let to = if w == last { hi & 63 } else { 63 };
-                u64::from((self.words[w] & word_mask(from, to)).count_ones())
+                u64::from((self.data[w] & word_mask(from, to)).count_ones())
             })
             .sum()
     }
@@ -227,6 +228,7 @@ mod tests {
         assert_eq!(f.count_in(290, 310), 20);
         assert_eq!(f.assign(0, 511, EMPTY), (511, 0));
         assert!(matches!(f.root(), Node::Ref(EMPTY)));
-        assert_eq!(f.heap_bytes(), (8 + 1 + 1) * 8);
+        assert_eq!(f.heap_bytes(), (8 + 1) * 8);
+        assert_eq!(f.heap_bytes(), Flat::heap_bytes_for(9));
     }
 }

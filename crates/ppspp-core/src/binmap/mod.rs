@@ -86,7 +86,7 @@ pub struct Binmap {
     count: u64,
     /// The flat layout, once the tree is fragmented enough (`flat.rs`);
     /// then `root` is [`FLAT_ROOT`] and the arena is empty.
-    flat: Option<Box<Flat>>,
+    flat: Option<Flat>,
 }
 
 /// `2^k` as a `u64` (`k ≤ 63`).

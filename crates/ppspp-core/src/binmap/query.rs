@@ -60,6 +60,7 @@ impl Binmap {
     }
 
     /// The two halves of `node`, which covers `2^k` chunks with `k > 6`.
+    #[inline]
     pub(super) fn halves(&self, node: Node, k: u32) -> (Node, Node) {
         match node {
             Node::Lifted if k - 1 == self.height => (self.root_node(), Node::Ref(EMPTY)),

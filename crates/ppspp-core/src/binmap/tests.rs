@@ -233,7 +233,7 @@ fn alternating_chunks_cost_about_a_bitset() {
     assert!(map.is_flat());
     assert_eq!(map.live_cells(), 0);
     let bitset_bytes = (n / 8) as usize;
-    assert_eq!(map.heap_bytes(), bitset_bytes + 2 * bitset_bytes / 64);
+    assert_eq!(map.heap_bytes(), bitset_bytes + bitset_bytes / 32);
     assert_eq!(map.count(), n / 2);
     assert_eq!(map.first_empty_from(c(0)), Some(c(1)));
     assert_eq!(map.first_filled_from(c(1)), Some(c(2)));

@@ -136,7 +136,7 @@ impl Binmap {
         self.free_head = 0;
         self.free_len = 0;
         self.root = FLAT_ROOT;
-        self.flat = Some(Box::new(flat));
+        self.flat = Some(flat);
     }
 
     /// Writes the subtree `r`, covering `2^k` chunks from word `base`,
