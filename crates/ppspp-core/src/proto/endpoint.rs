@@ -348,7 +348,7 @@ impl Endpoint {
     /// Marks channel `id` due: something about it changed.
     fn wake(&mut self, id: ChannelId) {
         if let Some(ch) = self.channels.get_mut(&id) {
-            self.schedule.mark_due(id, &mut ch.filed);
+            self.schedule.mark_due(id);
             if ch.close.is_some() {
                 self.closing.insert(id);
             }
@@ -361,8 +361,8 @@ impl Endpoint {
             return;
         };
         for id in &swarm.channels {
-            if let Some(ch) = self.channels.get_mut(id).filter(|c| filter(c)) {
-                self.schedule.mark_due(*id, &mut ch.filed);
+            if self.channels.get(id).is_some_and(&filter) {
+                self.schedule.mark_due(*id);
             }
         }
     }
@@ -543,11 +543,15 @@ impl Endpoint {
     pub fn handle_timeout(&mut self, now: Instant) {
         self.last_now = now;
         while let Some((id, _)) = self.schedule.pop_expired(now) {
-            let (mut ctx, channels, _, _) = self.parts(now);
+            let (mut ctx, channels, _, schedule) = self.parts(now);
             let Some(ch) = channels.get_mut(&id) else {
                 continue;
             };
             ch.filed = None;
+            if schedule.is_due(id) {
+                // Left filed when marked due: it is polled anyway.
+                continue;
+            }
             let mut released = std::mem::take(ctx.released);
             ch.on_timeout(&mut ctx, &mut released);
             let handle = ch.swarm;

@@ -8,6 +8,12 @@
 //! nothing to send settles and is filed again. `poll_timeout` is then the
 //! earliest filed instant (or now, while anything is due), and
 //! `handle_timeout` visits only the channels whose instant has come.
+//!
+//! Marking a channel due leaves its filing in place: most channels settle
+//! again under the same instant, and then nothing moves in the file. While
+//! any channel is due the file's earliest instant is not asked for, and a
+//! due channel's entry popped from the file is dropped by the caller, so
+//! the leftover entries change no answer.
 
 use std::collections::BTreeSet;
 use std::ops::Bound;
@@ -23,12 +29,9 @@ pub(crate) struct Schedule {
 }
 
 impl Schedule {
-    /// `id` may have something to send: poll it. `filed` is the channel's
-    /// record of where it is filed, cleared here.
-    pub fn mark_due(&mut self, id: ChannelId, filed: &mut Option<Instant>) {
-        if let Some(at) = filed.take() {
-            self.filed.remove(&(at, id));
-        }
+    /// `id` may have something to send: poll it. Its filing stays until
+    /// it settles (see the module documentation).
+    pub fn mark_due(&mut self, id: ChannelId) {
         self.due.insert(id);
     }
 
@@ -86,7 +89,8 @@ impl Schedule {
     }
 
     /// Takes the first channel filed at or before `now` out of the file
-    /// (the caller marks it due once its timers ran).
+    /// (the caller marks it due once its timers ran, or, if it is due
+    /// already, only clears its record of the filing).
     pub fn pop_expired(&mut self, now: Instant) -> Option<(ChannelId, Instant)> {
         let &(at, id) = self.filed.first()?;
         if at > now {
@@ -109,8 +113,8 @@ mod tests {
     fn due_channels_take_turns_after_the_cursor() {
         let mut s = Schedule::default();
         let mut f = [None; 4];
-        for (i, filed) in f.iter_mut().enumerate() {
-            s.mark_due(ChannelId(10 * (i as u32 + 1)), filed);
+        for i in 0..4 {
+            s.mark_due(ChannelId(10 * (i + 1)));
         }
         assert_eq!(s.next_due(ChannelId(20)), Some(ChannelId(30)));
         assert_eq!(s.next_due(ChannelId(40)), Some(ChannelId(10)));
@@ -132,20 +136,33 @@ mod tests {
         assert_eq!(s.next_timer(), Some(t(10)));
         assert_eq!(s.pop_expired(t(15)), Some((ChannelId(1), t(10))));
         assert_eq!(s.pop_expired(t(15)), None);
-        // Marked due: out of the file.
-        s.mark_due(ChannelId(2), &mut b);
-        assert_eq!((s.next_timer(), b), (None, None));
+        // Marked due: still filed, and settling again at the same instant
+        // keeps the one entry.
+        s.mark_due(ChannelId(2));
+        assert_eq!((s.next_timer(), b), (Some(t(20)), Some(t(20))));
         assert!(s.any_due());
+        s.settle(ChannelId(2), &mut b, Some(t(20)));
+        assert!(!s.any_due());
+        assert_eq!(s.filed.len(), 1);
+        // Settling elsewhere moves the entry.
+        s.mark_due(ChannelId(2));
+        s.settle(ChannelId(2), &mut b, Some(t(40)));
+        assert_eq!(s.filed.len(), 1);
+        assert_eq!((s.next_timer(), b), (Some(t(40)), Some(t(40))));
+        s.mark_due(ChannelId(2));
         s.forget(ChannelId(2), b);
         assert!(!s.any_due());
+        assert_eq!(s.next_timer(), None);
     }
 
     #[test]
     fn settling_without_a_deadline_files_nothing() {
         let mut s = Schedule::default();
         let mut a = None;
-        s.mark_due(ChannelId(7), &mut a);
+        s.settle(ChannelId(7), &mut a, Some(t(3)));
+        s.mark_due(ChannelId(7));
         s.settle(ChannelId(7), &mut a, None);
+        assert_eq!(a, None);
         assert!(!s.any_due());
         assert_eq!(s.next_timer(), None);
     }
