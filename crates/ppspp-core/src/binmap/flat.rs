@@ -131,22 +131,13 @@ impl Flat {
         }
     }
 
-    /// Refreshes every ancestor of words `first ..= last`, level by level.
-    fn refresh_words(&mut self, first: usize, last: usize) {
-        let w = self.words;
-        let (mut lo, mut hi) = ((first + w) / 2, (last + w) / 2);
-        while lo >= 1 {
-            for i in lo..=hi {
-                self.refresh(i);
-            }
-            lo /= 2;
-            hi /= 2;
-        }
-    }
-
-    /// Refreshes every summary bit (after [`Flat::words_mut`]).
+    /// Refreshes every summary bit (after [`Flat::words_mut`]): children
+    /// have larger numbers than their parents, so counting down visits
+    /// every node after its children.
     pub(super) fn refresh_all(&mut self) {
-        self.refresh_words(0, self.words - 1);
+        for i in (1..self.words).rev() {
+            self.refresh(i);
+        }
     }
 
     /// Sets (`fill` = [`FULL`]) or clears ([`EMPTY`]) chunk `c`, which lies
@@ -168,38 +159,70 @@ impl Flat {
     }
 
     /// Sets or clears chunks `lo ..= hi` (below the layout's end); returns
-    /// the filled chunks before and after, within the range.
-    pub(super) fn assign(&mut self, lo: u64, hi: u64, fill: u64) -> (u64, u64) {
-        let (first, last) = ((lo >> WORD_HEIGHT) as usize, (hi >> WORD_HEIGHT) as usize);
-        let (mut before, mut after) = (0u64, 0u64);
-        for w in first..=last {
-            let from = if w == first { lo & 63 } else { 0 };
-            let to = if w == last { hi & 63 } else { 63 };
-            let mask = word_mask(from, to);
+    /// how many chunks changed. Subtrees already all `fill` are skipped by
+    /// their summary bits, so the cost is the range's two boundary paths
+    /// plus the words that change, never the whole range: a HAVE naming
+    /// the whole content over a peer's fragmented set costs what it fills.
+    pub(super) fn assign(&mut self, lo: u64, hi: u64, fill: u64) -> u64 {
+        let chunks = (self.words as u64) << WORD_HEIGHT;
+        self.assign_node(1, 0, chunks, (lo, hi), fill)
+    }
+
+    /// [`Flat::assign`] under node `i`, which covers `len` chunks from `base`.
+    fn assign_node(&mut self, i: usize, base: u64, len: u64, range: (u64, u64), fill: u64) -> u64 {
+        let (from, to) = (range.0.max(base), range.1.min(base + len - 1));
+        if from > to {
+            return 0;
+        }
+        match self.state(i) {
+            (_, true) if fill == FULL => return 0,
+            (false, _) if fill == EMPTY => return 0,
+            _ => {}
+        }
+        if i >= self.words {
+            let w = i - self.words;
+            let mask = word_mask(from - base, to - base);
             let old = self.data[w];
             let new = if fill == FULL {
                 old | mask
             } else {
                 old & !mask
             };
-            before += u64::from((old & mask).count_ones());
-            after += u64::from((new & mask).count_ones());
             self.data[w] = new;
+            return u64::from((old ^ new).count_ones());
         }
-        self.refresh_words(first, last);
-        (before, after)
+        let half = len / 2;
+        let changed = self.assign_node(2 * i, base, half, range, fill)
+            + self.assign_node(2 * i + 1, base + half, half, range, fill);
+        self.refresh(i);
+        changed
     }
 
-    /// Filled chunks in `lo ..= hi` (below the layout's end).
+    /// Filled chunks in `lo ..= hi` (below the layout's end); uniform
+    /// subtrees count at once.
     pub(super) fn count_in(&self, lo: u64, hi: u64) -> u64 {
-        let (first, last) = ((lo >> WORD_HEIGHT) as usize, (hi >> WORD_HEIGHT) as usize);
-        (first..=last)
-            .map(|w| {
-                let from = if w == first { lo & 63 } else { 0 };
-                let to = if w == last { hi & 63 } else { 63 };
-                u64::from((self.data[w] & word_mask(from, to)).count_ones())
-            })
-            .sum()
+        let chunks = (self.words as u64) << WORD_HEIGHT;
+        self.count_node(1, 0, chunks, (lo, hi))
+    }
+
+    /// [`Flat::count_in`] under node `i`, which covers `len` chunks from `base`.
+    fn count_node(&self, i: usize, base: u64, len: u64, range: (u64, u64)) -> u64 {
+        let (from, to) = (range.0.max(base), range.1.min(base + len - 1));
+        if from > to {
+            return 0;
+        }
+        match self.state(i) {
+            (false, _) => return 0,
+            (_, true) => return to - from + 1,
+            _ => {}
+        }
+        if i >= self.words {
+            let mask = word_mask(from - base, to - base);
+            return u64::from((self.data[i - self.words] & mask).count_ones());
+        }
+        let half = len / 2;
+        self.count_node(2 * i, base, half, range)
+            + self.count_node(2 * i + 1, base + half, half, range)
     }
 }
 
@@ -219,14 +242,15 @@ mod tests {
         assert!(matches!(f.node(4), Node::Flat(4)));
         assert!(matches!(f.node(9), Node::Ref(EMPTY)));
         assert!(matches!(f.node(3), Node::Ref(EMPTY)));
-        assert_eq!(f.assign(0, 511, FULL), (1, 512));
+        assert_eq!(f.assign(0, 511, FULL), 511);
         assert!(matches!(f.root(), Node::Ref(FULL)));
         assert!(f.assign_chunk(300, EMPTY));
         assert!(matches!(f.root(), Node::Flat(1)));
         assert!(matches!(f.node(2), Node::Ref(FULL)));
         assert_eq!(f.count_in(0, 511), 511);
         assert_eq!(f.count_in(290, 310), 20);
-        assert_eq!(f.assign(0, 511, EMPTY), (511, 0));
+        assert_eq!(f.assign(0, 511, EMPTY), 511);
+        assert_eq!(f.assign(0, 511, EMPTY), 0);
         assert!(matches!(f.root(), Node::Ref(EMPTY)));
         assert_eq!(f.heap_bytes(), (8 + 1) * 8);
         assert_eq!(f.heap_bytes(), Flat::heap_bytes_for(9));

@@ -113,8 +113,12 @@ impl Binmap {
     /// [`Binmap::assign`] in the flat layout, over `lo ..= hi` below its end.
     fn assign_flat(&mut self, lo: u64, hi: u64, fill: u64) {
         let flat = self.flat.as_mut().expect("called on a flat binmap");
-        let (before, after) = flat.assign(lo, hi, fill);
-        self.count = self.count - before + after;
+        let changed = flat.assign(lo, hi, fill);
+        if fill == FULL {
+            self.count += changed;
+        } else {
+            self.count -= changed;
+        }
         self.unflatten_if_uniform();
     }
 
