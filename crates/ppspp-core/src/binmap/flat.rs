@@ -17,7 +17,7 @@
 //! children `2i` and `2i + 1`, and nodes `W ..= 2W − 1` are the `W` words.
 
 use super::query::Node;
-use super::{word_mask, EMPTY, FULL, WORD_HEIGHT};
+use super::{fill_bits, word_mask, EMPTY, FULL, WORD_HEIGHT};
 
 /// Words, and summary bits for the nodes above them (see the module docs),
 /// in one allocation: an update then misses the cache once, on its word.
@@ -145,8 +145,7 @@ impl Flat {
     pub(super) fn assign_chunk(&mut self, c: u64, fill: u64) -> bool {
         let w = (c >> WORD_HEIGHT) as usize;
         let old = self.data[w];
-        let bit = 1u64 << (c & 63);
-        let new = if fill == FULL { old | bit } else { old & !bit };
+        let new = fill_bits(old, 1u64 << (c & 63), fill);
         if new == old {
             return false;
         }
@@ -183,11 +182,7 @@ impl Flat {
             let w = i - self.words;
             let mask = word_mask(from - base, to - base);
             let old = self.data[w];
-            let new = if fill == FULL {
-                old | mask
-            } else {
-                old & !mask
-            };
+            let new = fill_bits(old, mask, fill);
             self.data[w] = new;
             return u64::from((old ^ new).count_ones());
         }

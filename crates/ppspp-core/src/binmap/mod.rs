@@ -99,6 +99,16 @@ const fn word_mask(lo: u64, hi: u64) -> u64 {
     (FULL >> (63 - hi)) & (FULL << lo)
 }
 
+/// `word` with the bits of `mask` set (`fill` = [`FULL`]) or cleared
+/// ([`EMPTY`]).
+const fn fill_bits(word: u64, mask: u64, fill: u64) -> u64 {
+    if fill == FULL {
+        word | mask
+    } else {
+        word & !mask
+    }
+}
+
 /// Whether a reference stands for a uniform (all empty or all full) subtree.
 const fn is_uniform(r: u64) -> bool {
     r == EMPTY || r == FULL

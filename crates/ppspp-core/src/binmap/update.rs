@@ -9,7 +9,7 @@
 
 use super::flat::Flat;
 use super::query::Node;
-use super::{is_uniform, span, word_mask, Binmap};
+use super::{fill_bits, is_uniform, span, word_mask, Binmap};
 use super::{EMPTY, FLAT_MAX_HEIGHT, FLAT_ROOT, FULL, MAX_HEIGHT, MIN_HEIGHT, WORD_HEIGHT};
 use crate::bin::Bin;
 use crate::chunk::{ChunkIndex, ChunkRange, MAX_CHUNK_INDEX};
@@ -100,26 +100,26 @@ impl Binmap {
     /// [`Binmap::assign_chunk`] in the flat layout.
     fn assign_flat_chunk(&mut self, c: u64, fill: u64) {
         let flat = self.flat.as_mut().expect("called on a flat binmap");
-        if flat.assign_chunk(c, fill) {
-            if fill == FULL {
-                self.count += 1;
-            } else {
-                self.count -= 1;
-            }
-            self.unflatten_if_uniform();
-        }
+        let changed = u64::from(flat.assign_chunk(c, fill));
+        self.count_changed(changed, fill);
+        self.unflatten_if_uniform();
     }
 
     /// [`Binmap::assign`] in the flat layout, over `lo ..= hi` below its end.
     fn assign_flat(&mut self, lo: u64, hi: u64, fill: u64) {
         let flat = self.flat.as_mut().expect("called on a flat binmap");
         let changed = flat.assign(lo, hi, fill);
+        self.count_changed(changed, fill);
+        self.unflatten_if_uniform();
+    }
+
+    /// `changed` chunks were set (`fill` = [`FULL`]) or cleared.
+    fn count_changed(&mut self, changed: u64, fill: u64) {
         if fill == FULL {
             self.count += changed;
         } else {
             self.count -= changed;
         }
-        self.unflatten_if_uniform();
     }
 
     /// Switches to the flat layout once the live cells take as much memory
@@ -166,12 +166,11 @@ impl Binmap {
     }
 
     /// Goes back to the tree when the flat layout became all empty or all
-    /// full, where the tree needs no cell at all.
+    /// full, where the tree needs no cell at all. The count tells, without
+    /// a look at the summary: the layout covers exactly `2^height` chunks.
     fn unflatten_if_uniform(&mut self) {
-        if let Some(flat) = &self.flat {
-            if matches!(flat.root(), Node::Ref(_)) {
-                self.unflatten();
-            }
+        if self.count == 0 || self.count == span(self.height) {
+            self.unflatten();
         }
     }
 
@@ -253,15 +252,11 @@ impl Binmap {
             r = self.cells[idx][((c >> k) & 1) as usize];
         }
         let bit = 1u64 << (c & 63);
-        let mut value = if fill == FULL { r | bit } else { r & !bit };
+        let mut value = fill_bits(r, bit, fill);
         if value == r {
             return;
         }
-        if fill == FULL {
-            self.count += 1;
-        } else {
-            self.count -= 1;
-        }
+        self.count_changed(1, fill);
         // Store the new word, then collapse cells upward while they turn uniform.
         while let Some(up) = depth.checked_sub(1) {
             depth = up;
@@ -299,7 +294,7 @@ impl Binmap {
         }
         if k == WORD_HEIGHT {
             let mask = word_mask(lo - base, hi - base);
-            let new = if fill == FULL { r | mask } else { r & !mask };
+            let new = fill_bits(r, mask, fill);
             self.count = self.count - u64::from(r.count_ones()) + u64::from(new.count_ones());
             return new;
         }
