@@ -12,6 +12,7 @@
 //! - [`time`]: the [`time::Instant`] drivers hand in;
 //! - [`cc`]: congestion control behind a trait (LEDBAT, RFC 6817);
 //! - [`pick`]: download scheduling behind a trait;
+//! - [`play`]: the player model of a viewer (startup, stalls, continuity);
 //! - [`storage`]: content storage behind a trait;
 //! - [`proto`]: the sans-IO endpoint: channels, swarms, handshakes, transfers.
 #![forbid(unsafe_code)]
@@ -24,6 +25,7 @@ pub mod chunk;
 pub mod hash;
 pub mod merkle;
 pub mod pick;
+pub mod play;
 pub mod proto;
 pub mod storage;
 pub mod time;

@@ -15,6 +15,7 @@ use crate::net::LinkId;
 use crate::report::quantile;
 use crate::scenario::Role;
 use crate::sim::{PeerResult, Simulation};
+use ppspp_core::play::PlaybackStats;
 
 /// The headline figures of a run.
 #[derive(Clone, Debug, PartialEq)]
@@ -41,6 +42,68 @@ pub struct Summary {
     pub completed: usize,
     /// Download times of the completed leechers (s): mean, median, p95, max.
     pub download_s: [f64; 4],
+    /// What the viewers (leechers with a player) experienced, if any.
+    pub playback: Option<PlaybackSummary>,
+}
+
+/// The viewers' metrics over a run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlaybackSummary {
+    /// Leechers with a player.
+    pub viewers: usize,
+    /// Of those, how many started playing.
+    pub started: usize,
+    /// Startup delays of those that started (s): mean, median, p95, max.
+    pub startup_s: [f64; 4],
+    /// Stalls per viewer, on average.
+    pub mean_stalls: f64,
+    /// Stall time per viewer, on average (s).
+    pub mean_stall_s: f64,
+    /// The continuity index, on average over viewers with chunks due.
+    pub mean_continuity: f64,
+}
+
+/// The mean of `v` (NaN when empty).
+fn mean(v: &[f64]) -> f64 {
+    if v.is_empty() {
+        f64::NAN
+    } else {
+        v.iter().sum::<f64>() / v.len() as f64
+    }
+}
+
+/// Mean, median, p95 and max of sorted `v`.
+fn spread(v: &[f64]) -> [f64; 4] {
+    [
+        mean(v),
+        quantile(v, 0.5),
+        quantile(v, 0.95),
+        v.last().copied().unwrap_or(f64::NAN),
+    ]
+}
+
+/// The viewers' summary; `None` without viewers.
+fn summarize_playback(peers: &[PeerResult]) -> Option<PlaybackSummary> {
+    let viewers: Vec<PlaybackStats> = peers.iter().filter_map(|p| p.playback).collect();
+    if viewers.is_empty() {
+        return None;
+    }
+    let mut startup: Vec<f64> = viewers
+        .iter()
+        .filter_map(|v| v.startup_delay.map(|d| d.as_secs_f64()))
+        .collect();
+    startup.sort_by(f64::total_cmp);
+    let stalls: Vec<f64> = viewers.iter().map(|v| f64::from(v.stalls)).collect();
+    let stall_s: Vec<f64> = viewers.iter().map(|v| v.stall_time.as_secs_f64()).collect();
+    let continuity: Vec<f64> = viewers.iter().filter_map(|v| v.continuity()).collect();
+    Some(PlaybackSummary {
+        viewers: viewers.len(),
+        started: startup.len(),
+        startup_s: spread(&startup),
+        mean_stalls: mean(&stalls),
+        mean_stall_s: mean(&stall_s),
+        mean_continuity: mean(&continuity),
+    })
 }
 
 /// Computes the summary of a finished simulation.
@@ -53,11 +116,6 @@ pub fn summarize(sim: &mut Simulation, wall_s: f64) -> (Summary, Vec<PeerResult>
         .filter_map(|p| Some(p.complete_s? - p.join_s?))
         .collect();
     times.sort_by(f64::total_cmp);
-    let mean = if times.is_empty() {
-        f64::NAN
-    } else {
-        times.iter().sum::<f64>() / times.len() as f64
-    };
     let summary = Summary {
         name: sim.scenario().name.clone(),
         seed: sim.seed(),
@@ -69,12 +127,8 @@ pub fn summarize(sim: &mut Simulation, wall_s: f64) -> (Summary, Vec<PeerResult>
         peers: peers.len(),
         leechers: leechers.len(),
         completed: times.len(),
-        download_s: [
-            mean,
-            quantile(&times, 0.5),
-            quantile(&times, 0.95),
-            times.last().copied().unwrap_or(f64::NAN),
-        ],
+        download_s: spread(&times),
+        playback: summarize_playback(&peers),
     };
     (summary, peers)
 }
@@ -87,7 +141,8 @@ fn opt(v: Option<f64>) -> String {
 pub fn peers_csv(peers: &[PeerResult]) -> String {
     let mut s = String::from(
         "id,group,role,join_s,leave_s,complete_s,download_s,bytes_down,\
-         bytes_down_from_seeders,bytes_down_from_peers,bytes_up,chunks_rejected\n",
+         bytes_down_from_seeders,bytes_down_from_peers,bytes_up,chunks_rejected,\
+         startup_s,stalls,stall_s,continuity\n",
     );
     for p in peers {
         let role = match p.role {
@@ -96,9 +151,21 @@ pub fn peers_csv(peers: &[PeerResult]) -> String {
             Role::Host => "host",
         };
         let dl = p.complete_s.zip(p.join_s).map(|(c, j)| c - j);
+        let play = p.playback.map_or_else(
+            || ",,,".to_string(),
+            |v| {
+                format!(
+                    "{},{},{:.6},{}",
+                    opt(v.startup_delay.map(|d| d.as_secs_f64())),
+                    v.stalls,
+                    v.stall_time.as_secs_f64(),
+                    opt(v.continuity())
+                )
+            },
+        );
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             p.id,
             p.group,
             role,
@@ -110,7 +177,8 @@ pub fn peers_csv(peers: &[PeerResult]) -> String {
             p.bytes_down_from_seeders,
             p.bytes_down_from_peers,
             p.bytes_up,
-            p.chunks_rejected
+            p.chunks_rejected,
+            play
         );
     }
     s
@@ -258,6 +326,19 @@ pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
             "p95": finite(sum.download_s[2]),
             "max": finite(sum.download_s[3]),
         },
+        "playback": sum.playback.as_ref().map(|p| json!({
+            "viewers": p.viewers,
+            "started": p.started,
+            "startup_s": {
+                "mean": finite(p.startup_s[0]),
+                "p50": finite(p.startup_s[1]),
+                "p95": finite(p.startup_s[2]),
+                "max": finite(p.startup_s[3]),
+            },
+            "stalls_per_viewer": finite(p.mean_stalls),
+            "stall_s_per_viewer": finite(p.mean_stall_s),
+            "continuity": finite(p.mean_continuity),
+        })),
         "packets": {
             "sent": net.sent,
             "delivered": net.delivered,

@@ -7,34 +7,78 @@
 //! from the name used on the command line and in scenario files.
 
 use std::fmt;
+use std::time::Duration;
 
 use rand::Rng;
 
 use crate::binmap::Binmap;
-use crate::chunk::ChunkRange;
+use crate::chunk::{ChunkRange, ChunkSize};
+use crate::play::timing::Timing;
+use crate::play::Bitrate;
 use crate::time::Instant;
 
 pub mod availability;
 mod block_minima;
 mod candidates;
 pub mod dry;
+pub mod linear;
 pub mod rarest;
 pub mod sequential;
+pub mod std_vod;
+mod window;
 
 pub use dry::{DryBlocks, DryView};
+pub use linear::Linear;
 pub use rarest::RarestFirst;
 pub use sequential::Sequential;
+pub use std_vod::StdVod;
 
 /// The names [`by_name`] accepts, one per policy.
-pub const NAMES: &[&str] = &["sequential", "rarest-first"];
+pub const NAMES: &[&str] = &["sequential", "rarest-first", "linear", "std-vod"];
 
-/// The picker called `name` (one of [`NAMES`]) with its default settings;
-/// `None` for an unknown name.
+/// The picker called `name` (one of [`NAMES`]) with its default settings,
+/// its windows sized for [`MediaRate::default`]; `None` for an unknown
+/// name.
 pub fn by_name(name: &str) -> Option<Box<dyn Picker>> {
+    by_name_for(name, MediaRate::default())
+}
+
+/// The picker called `name`, streaming pickers sizing their windows for
+/// content played at `rate`.
+pub fn by_name_for(name: &str, rate: MediaRate) -> Option<Box<dyn Picker>> {
     match name {
         "sequential" => Some(Box::new(Sequential::new())),
         "rarest-first" => Some(Box::new(RarestFirst::new())),
+        "linear" => Some(Box::new(Linear::new())),
+        "std-vod" => Some(Box::new(StdVod::new(rate))),
         _ => None,
+    }
+}
+
+/// How fast playback consumes chunks: what streaming pickers need to turn
+/// windows of media time into chunks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MediaRate {
+    /// Bytes per chunk.
+    pub chunk_size: ChunkSize,
+    /// The media bitrate.
+    pub bitrate: Bitrate,
+}
+
+impl Default for MediaRate {
+    /// 1 KiB chunks (RFC 7574 §8.1's default) of 1 Mbit/s video.
+    fn default() -> Self {
+        MediaRate {
+            chunk_size: ChunkSize::DEFAULT,
+            bitrate: Bitrate::MBIT,
+        }
+    }
+}
+
+impl MediaRate {
+    /// Chunks holding `d` of media, at least one.
+    pub fn chunks_for(self, d: Duration) -> u64 {
+        Timing::new(self.chunk_size, self.bitrate).chunks_for(d)
     }
 }
 

@@ -201,7 +201,35 @@ impl Picker for RarestFirst {
         if max_chunks == 0 || end == 0 {
             return;
         }
+        if self.pick_fresh(view, max_chunks, rng, out, None) == 0 {
+            // Nothing fresh at this peer: the end game.
+            let start = rng.random_range(0..end);
+            let none = Binmap::new();
+            Candidates::end_game(view, &none).take_wrapping(start, end, max_chunks, out);
+        }
+    }
+}
+
+impl RarestFirst {
+    /// Appends up to `max_chunks` of the rarest fresh chunks to `out`,
+    /// leaving out those of `exclude` (chosen already by a caller that
+    /// picks in stages); returns how many it took.
+    pub(crate) fn pick_fresh(
+        &mut self,
+        view: &PickView<'_>,
+        max_chunks: u64,
+        rng: &mut dyn Rng,
+        out: &mut Vec<ChunkRange>,
+        exclude: Option<&Binmap>,
+    ) -> u64 {
+        let end = domain_end(view);
+        if max_chunks == 0 || end == 0 {
+            return 0;
+        }
         clear(&mut self.picked);
+        for run in exclude.into_iter().flat_map(Binmap::filled_runs) {
+            self.picked.set(run);
+        }
         let s = Search {
             view,
             tree: view.availability.bound_for(view.peer_counted),
@@ -242,16 +270,10 @@ impl Picker for RarestFirst {
             budget -= range.len();
             self.picked.set(range);
         }
-        if budget == max_chunks {
-            // Nothing fresh at this peer: the end game.
-            let start = rng.random_range(0..end);
-            Candidates::end_game(view, &self.picked).take_wrapping(start, end, max_chunks, out);
-        }
         clear(&mut self.picked);
+        max_chunks - budget
     }
-}
 
-impl RarestFirst {
     /// The block holding the rarest fresh chunks covered by the counts, with
     /// them; `None` when there is none.
     fn rarest_block(&self, s: &Search<'_, '_>, rng: &mut dyn Rng) -> Option<Eval> {
@@ -435,7 +457,7 @@ impl RarestFirst {
 }
 
 /// Empties the scratch set.
-fn clear(map: &mut Binmap) {
+pub(crate) fn clear(map: &mut Binmap) {
     if !map.is_empty() {
         map.clear(ChunkRange::new(0, MAX_CHUNK_INDEX).expect("a valid range"));
     }
@@ -445,7 +467,7 @@ fn clear(map: &mut Binmap) {
 /// their count is below `below`: the count and the chunks having it. The
 /// per-count bitsets answer counts under [`LEVELS`]; past them (every
 /// chunk of the mask that common) the counts are read one by one.
-fn rarest_in(
+pub(crate) fn rarest_in(
     levels: &[u64; LEVELS],
     counts: &[u16],
     base: u64,
@@ -489,7 +511,7 @@ fn rarest_of(counts: &[u16], base: u64, mut mask: u64) -> (u32, u64) {
 
 /// The first chunk of a run of `ties` (not empty), the run chosen at
 /// random: starting there, the extension rightwards covers the run.
-fn random_run_start(ties: u64, rng: &mut dyn Rng) -> u64 {
+pub(crate) fn random_run_start(ties: u64, rng: &mut dyn Rng) -> u64 {
     let mut starts = ties & !(ties << 1);
     for _ in 0..rng.random_range(0..starts.count_ones()) {
         starts &= starts - 1;

@@ -719,6 +719,22 @@ impl Endpoint {
         self.swarm(swarm).map(|s| &s.availability)
     }
 
+    /// The chunks of `swarm` in the order they verified since it was added
+    /// (chunks it started with are not listed). A driver keeps its own
+    /// cursor into it: a player learns this way which chunks came when.
+    pub fn verified_log(&self, swarm: SwarmHandle) -> &[ChunkIndex] {
+        self.swarm(swarm).map_or(&[], |s| &s.have_log)
+    }
+
+    /// Sets where playback of `swarm` needs chunks next; streaming pickers
+    /// request from there ([`crate::pick::PickView::playhead`]). `None`:
+    /// nothing plays.
+    pub fn set_playhead(&mut self, swarm: SwarmHandle, playhead: Option<ChunkIndex>) {
+        if let Some(s) = self.swarm_mut(swarm) {
+            s.playhead = playhead;
+        }
+    }
+
     /// Whether chunk `chunk` of `swarm` is verified and stored.
     pub fn has_chunk(&self, swarm: SwarmHandle, chunk: ChunkIndex) -> bool {
         self.swarm(swarm).is_some_and(|s| s.have.contains(chunk))

@@ -148,6 +148,8 @@ pub(crate) struct Swarm {
     pub closing: bool,
     /// When upload slots are next reconsidered.
     pub next_rechoke: Instant,
+    /// Where playback needs chunks next, when something plays.
+    pub playhead: Option<ChunkIndex>,
 }
 
 impl Swarm {
@@ -186,6 +188,7 @@ impl Swarm {
             last_checkpoint: now,
             closing: false,
             next_rechoke: now,
+            playhead: None,
         }
     }
 

@@ -170,6 +170,31 @@ fn summary_rows(s: &Value) -> Vec<Vec<String>> {
             get(&["packets", "to_absent_peers"]),
         ),
     ];
+    let mut rows = rows;
+    if s.get("playback").is_some_and(Value::is_object) {
+        let play = |k: &str| get(&["playback", k]);
+        let viewers = format!("{} / {}", play("viewers"), play("started"));
+        let playback = [
+            ("Viewers / started", viewers),
+            (
+                "Startup delay mean (s)",
+                get(&["playback", "startup_s", "mean"]),
+            ),
+            (
+                "Startup delay p95 (s)",
+                get(&["playback", "startup_s", "p95"]),
+            ),
+            ("Stalls per viewer", play("stalls_per_viewer")),
+            ("Stall time per viewer (s)", play("stall_s_per_viewer")),
+            ("Continuity index", play("continuity")),
+        ];
+        // After the download times, before the packet counters.
+        let at = rows
+            .iter()
+            .position(|(k, _)| *k == "Packets sent")
+            .unwrap_or(rows.len());
+        rows.splice(at..at, playback);
+    }
     rows.into_iter().map(|(k, v)| vec![escape(k), v]).collect()
 }
 

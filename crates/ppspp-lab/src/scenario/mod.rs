@@ -8,8 +8,8 @@ mod spec;
 mod value;
 
 pub use spec::{
-    Arrival, Class, Content, Departure, Flow, FlowKind, LossSpec, NetworkSpec, PeerGroup, Record,
-    Role, Scenario, Site, SwarmSpec,
+    Arrival, Class, Content, Departure, Flow, FlowKind, LossSpec, NetworkSpec, PeerGroup,
+    PlayerSpec, Record, Role, Scenario, Site, SwarmSpec,
 };
 pub use value::{Bitrate, Bytes, Dur, Probability, Queue};
 
@@ -189,6 +189,22 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
                 format!("unknown congestion controller '{}'", g.congestion),
                 &format!("one of {:?}", ppspp_core::cc::NAMES),
             ));
+        }
+        if let Some(player) = &g.player {
+            if g.role != Role::Leecher {
+                return Err(err(
+                    span,
+                    format!("peer group '{}' has a player but is not a leecher", g.name),
+                    "only leechers watch what they download: remove `player`",
+                ));
+            }
+            if player.bitrate.0 == 0 {
+                return Err(err(
+                    span,
+                    format!("peer group '{}' has a player of bitrate 0", g.name),
+                    "give the media bitrate, e.g. `bitrate = \"1Mbit/s\"`",
+                ));
+            }
         }
         if g.role == Role::Seeder {
             seeders += g.count;

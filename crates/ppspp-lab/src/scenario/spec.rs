@@ -377,6 +377,29 @@ pub struct PeerGroup {
     /// Upload slots (0: unchoke everyone).
     #[serde(default)]
     pub upload_slots: Option<usize>,
+    /// A viewer watching the content while it downloads (leechers only).
+    #[serde(default)]
+    pub player: Option<PlayerSpec>,
+}
+
+fn default_buffer() -> Dur {
+    Dur(std::time::Duration::from_secs(5))
+}
+
+/// A viewer's player (seed paper 000's player model, §IV-A).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlayerSpec {
+    /// The media bitrate: playback consumes the content at this rate.
+    pub bitrate: Bitrate,
+    /// Media time buffered before playback starts (default 5 s).
+    #[serde(default = "default_buffer")]
+    pub prebuffer: Dur,
+    /// Media time buffered before playback resumes after a stall (default
+    /// 5 s: the paper's player resumes "once the buffer has been filled
+    /// again").
+    #[serde(default = "default_buffer")]
+    pub rebuffer: Dur,
 }
 
 /// What to record beyond per-peer results and link counters.

@@ -18,9 +18,11 @@ pub mod peer;
 pub mod plan;
 pub mod trace;
 pub mod tracker;
+pub mod viewer;
 
 use std::time::Duration;
 
+use ppspp_core::play::PlaybackStats;
 use ppspp_core::time::Instant;
 use ppspp_core::{ChunkSize, HashFunction};
 use rayon::prelude::*;
@@ -105,6 +107,8 @@ pub struct PeerResult {
     pub bytes_up: u64,
     /// Chunks that failed verification.
     pub chunks_rejected: u64,
+    /// What its viewer experienced, when it had a player.
+    pub playback: Option<PlaybackStats>,
 }
 
 impl Simulation {
@@ -422,10 +426,11 @@ impl Simulation {
     /// sums the partitions' samples and networks.
     fn finish(&mut self) {
         self.trace.absorb(&mut self.window_records);
+        let now = self.now();
         for part in &mut self.parts {
             for p in &mut part.peers {
                 if p.present() {
-                    p.snapshot();
+                    p.snapshot(now);
                 }
             }
         }
@@ -502,6 +507,7 @@ impl Simulation {
                     bytes_down_from_peers: stats.payload_bytes_received - from_seeders,
                     bytes_up: stats.payload_bytes_sent,
                     chunks_rejected: stats.chunks_rejected,
+                    playback: p.viewer.as_ref().and_then(|v| v.frozen()),
                 }
             })
             .collect()

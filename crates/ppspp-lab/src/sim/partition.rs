@@ -20,6 +20,7 @@ use std::collections::BinaryHeap;
 use std::time::Duration;
 
 use ppspp_core::pick;
+use ppspp_core::play::Bitrate;
 use ppspp_core::proto::{Endpoint, EndpointConfig, Event, SwarmSetup};
 use ppspp_core::time::Instant;
 use ppspp_core::Binmap;
@@ -29,6 +30,7 @@ use super::peer::{addr_of, host_of, Peer};
 use super::plan::{Leave, PeerPlan};
 use super::trace::{Kind, Record};
 use super::tracker::Tracker;
+use super::viewer::Viewer;
 use super::RateSample;
 use crate::content::SyntheticContent;
 use crate::net::{Network, Partitioning};
@@ -357,7 +359,12 @@ impl Partition {
         while let Some(e) = ep.poll_event() {
             completed |= matches!(e, Event::Complete { .. });
         }
-        let next = ep.poll_timeout();
+        let mut next = ep.poll_timeout();
+        if let (Some(v), Some(s)) = (peer.viewer.as_mut(), peer.swarm) {
+            if let Some(t) = v.update(now, ep, s) {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+        }
         // An endpoint that keeps asking for "now" without progress would
         // stall virtual time: after many firings at one instant, wake it a
         // microsecond later.
@@ -420,11 +427,18 @@ impl Partition {
             return;
         }
         let config = endpoint_config(scenario, group);
-        let algorithm = &scenario.peers[group].get_ref().algorithm;
+        let spec = scenario.peers[group].get_ref();
         let mut ep = Endpoint::new(config, derive(shared.seed, Stream::Peer, u64::from(i)));
-        let picker = pick::by_name(algorithm).unwrap_or_else(|| Box::new(pick::Sequential::new()));
-        let storage = Box::new(shared.content.storage());
         let tree = shared.content.tree();
+        let player = spec.player.filter(|_| role == Role::Leecher);
+        let rate = pick::MediaRate {
+            chunk_size: tree.chunk_size(),
+            bitrate: player.map_or(Bitrate::MBIT, |p| Bitrate(p.bitrate.0)),
+        };
+        let picker = pick::by_name_for(&spec.algorithm, rate)
+            .unwrap_or_else(|| Box::new(pick::Sequential::new()));
+        let storage = Box::new(shared.content.storage());
+        let viewer = player.map(|p| Viewer::new(&p, tree.chunk_size(), tree.chunk_count(), now));
         let setup = match role {
             Role::Seeder => SwarmSetup::seed(tree, storage, picker),
             Role::Leecher | Role::Host => {
@@ -441,6 +455,7 @@ impl Partition {
         }
         peer.endpoint = Some(Box::new(ep));
         peer.swarm = swarm;
+        peer.viewer = viewer;
         peer.joined = Some(now);
         let leave = peer.plan.leave;
         if role == Role::Leecher {
@@ -497,7 +512,7 @@ impl Partition {
         }
         self.flush(i);
         let peer = self.peer_mut(i);
-        peer.snapshot();
+        peer.snapshot(now);
         peer.endpoint = None;
         peer.timer = None;
         peer.left = Some(now);

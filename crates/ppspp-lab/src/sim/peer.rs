@@ -9,6 +9,7 @@ use ppspp_core::time::Instant;
 use rand::rngs::Xoshiro256PlusPlus;
 
 use super::plan::PeerPlan;
+use super::viewer::Viewer;
 use crate::packet::HostId;
 use crate::rng::{rng, Stream};
 
@@ -62,6 +63,8 @@ pub struct Peer {
     pub fired: u32,
     /// Chunks it had when it last considered asking the tracker again.
     pub announced_have: u64,
+    /// Its player, when the scenario gives its group one.
+    pub viewer: Option<Viewer>,
 }
 
 impl Peer {
@@ -81,6 +84,7 @@ impl Peer {
             fired_at: Instant::ZERO,
             fired: 0,
             announced_have: 0,
+            viewer: None,
         }
     }
 
@@ -89,10 +93,14 @@ impl Peer {
         self.endpoint.is_some()
     }
 
-    /// Takes the swarm's counters (for results).
-    pub fn snapshot(&mut self) {
+    /// Takes the swarm's counters and freezes the viewer's metrics (for
+    /// results), as the peer leaves at `now`.
+    pub fn snapshot(&mut self, now: Instant) {
         if let (Some(ep), Some(s)) = (&self.endpoint, self.swarm) {
             self.stats = ep.swarm_stats(s);
+            if let Some(v) = self.viewer.as_mut() {
+                v.leave(now, ep, s);
+            }
         }
     }
 }

@@ -347,7 +347,7 @@ impl Channel {
             peer_has: &self.remote_has,
             availability: &swarm.availability,
             peer_counted: !self.remote_complete,
-            playhead: None,
+            playhead: swarm.playhead,
             dry: chunk_count.map(|n| self.dry.view(n)),
         };
         swarm.picker.pick(&view, affordable, ctx.rng, &mut picked);

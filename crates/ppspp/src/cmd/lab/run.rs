@@ -95,6 +95,19 @@ fn print_table(o: &Outcome, out: Option<&Path>) {
         fmt_s(d[2]),
         fmt_s(d[3])
     );
+    if let Some(p) = &s.playback {
+        println!(
+            "viewers       {} ({} started): startup s mean {}  p95 {}; stalls {:.2}/viewer \
+             ({:.1} s); continuity {:.3}",
+            p.viewers,
+            p.started,
+            fmt_s(p.startup_s[0]),
+            fmt_s(p.startup_s[2]),
+            p.mean_stalls,
+            p.mean_stall_s,
+            p.mean_continuity
+        );
+    }
     println!(
         "time          virtual {:.1} s, wall {:.1} s ({:.2}x real time), {} events ({:.0}/s)",
         s.virtual_s,

@@ -141,7 +141,11 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     for k in &keys {
         let _ = write!(csv, "{k},");
     }
-    csv.push_str("seed,leechers,completed,download_mean_s,download_p50_s,download_p95_s,virtual_s,wall_s,trace_hash\n");
+    csv.push_str(
+        "seed,leechers,completed,download_mean_s,download_p50_s,download_p95_s,\
+         startup_mean_s,startup_p95_s,stalls_per_viewer,stall_s_per_viewer,continuity,\
+         virtual_s,wall_s,trace_hash\n",
+    );
     for job in &done {
         let summary = std::fs::read_to_string(job.dir.join("summary.json")).unwrap_or_default();
         let v: serde_json::Value = serde_json::from_str(&summary).unwrap_or_default();
@@ -155,6 +159,11 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
             vec!["download_s", "mean"],
             vec!["download_s", "p50"],
             vec!["download_s", "p95"],
+            vec!["playback", "startup_s", "mean"],
+            vec!["playback", "startup_s", "p95"],
+            vec!["playback", "stalls_per_viewer"],
+            vec!["playback", "stall_s_per_viewer"],
+            vec!["playback", "continuity"],
             vec!["virtual_s"],
             vec!["wall_s"],
             vec!["trace_hash"],

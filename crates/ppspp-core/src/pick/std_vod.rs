@@ -1,0 +1,129 @@
+//! `std-vod`: the standard priority-based VoD picker of seed paper 000's
+//! comparison (§III-C, Fig. 4, and §IV-A).
+//!
+//! The content is cut into three priority sets at the playback position:
+//! - *high*: the window right after the playhead, taken in order — it is
+//!   what playback needs first;
+//! - *mid*: the window after it, taken rarest-first;
+//! - *low*: everything else, rarest-first, so the download still completes
+//!   and rare chunks spread.
+//!
+//! A pick fills its budget from the high set, then the mid set, then the
+//! low one. There is no peer selection: every peer with room for a request
+//! is asked (the paper: "forward the requests to random connected peers").
+//! When nothing is fresh at the peer, the end game goes in order from the
+//! playhead, so the most urgent duplicates go out first.
+//!
+//! Window sizes. The paper's high set is 10 s of video (§IV-B: "the
+//! high-priority window set to 10 second"); the mid set's size is not
+//! given — chosen: four times the high set (40 s). Both are media time,
+//! turned into chunks at the stream's bitrate ([`MediaRate`]).
+
+use std::time::Duration;
+
+use rand::Rng;
+
+use super::candidates::{domain_end, Candidates};
+use super::rarest::{clear, RarestFirst};
+use super::window::WindowRarest;
+use super::{MediaRate, PickView, Picker};
+use crate::binmap::Binmap;
+use crate::chunk::ChunkRange;
+
+/// The high-priority set's media time (seed paper 000, §IV-B).
+pub const HIGH_WINDOW: Duration = Duration::from_secs(10);
+
+/// The mid-priority set's media time (chosen: four high sets).
+pub const MID_WINDOW: Duration = Duration::from_secs(40);
+
+/// Priority sets at the playhead (see the module documentation).
+#[derive(Debug)]
+pub struct StdVod {
+    /// High-set and mid-set sizes, in chunks (at least one each).
+    high: u64,
+    mid: u64,
+    window: WindowRarest,
+    low: RarestFirst,
+    /// Chunks chosen earlier in the current pick.
+    picked: Binmap,
+}
+
+impl StdVod {
+    /// Windows of [`HIGH_WINDOW`] and [`MID_WINDOW`] at `rate`.
+    pub fn new(rate: MediaRate) -> Self {
+        Self::with_windows(rate.chunks_for(HIGH_WINDOW), rate.chunks_for(MID_WINDOW))
+    }
+
+    /// Windows of `high` and `mid` chunks (at least one each).
+    pub fn with_windows(high: u64, mid: u64) -> Self {
+        StdVod {
+            high: high.max(1),
+            mid: mid.max(1),
+            window: WindowRarest::default(),
+            low: RarestFirst::new(),
+            picked: Binmap::new(),
+        }
+    }
+
+    /// The high-set and mid-set sizes, in chunks.
+    pub fn windows(&self) -> (u64, u64) {
+        (self.high, self.mid)
+    }
+}
+
+impl Picker for StdVod {
+    fn name(&self) -> &'static str {
+        "std-vod"
+    }
+
+    fn pick(
+        &mut self,
+        view: &PickView<'_>,
+        max_chunks: u64,
+        rng: &mut dyn Rng,
+        out: &mut Vec<ChunkRange>,
+    ) {
+        let end = domain_end(view);
+        if max_chunks == 0 || end == 0 {
+            return;
+        }
+        let playhead = view.playhead.map_or(0, |p| p.0).min(end - 1);
+        let high = window(playhead, self.high, end);
+        let mid = high.and_then(|h| window(h.last().0 + 1, self.mid, end));
+        let none = Binmap::new();
+        let first = out.len();
+        let mut budget = max_chunks;
+        if let Some(h) = high {
+            let fresh = Candidates::fresh(view, &none);
+            budget -= fresh.take_runs(h.first().0, h.last().0, budget, out);
+        }
+        clear(&mut self.picked);
+        for &range in &out[first..] {
+            self.picked.set(range);
+        }
+        if let Some(m) = mid.filter(|_| budget > 0) {
+            budget -= self
+                .window
+                .take(view, m, budget, &mut self.picked, rng, out);
+        }
+        if budget > 0 {
+            budget -= self
+                .low
+                .pick_fresh(view, budget, rng, out, Some(&self.picked));
+        }
+        if budget == max_chunks {
+            Candidates::end_game(view, &none).take_wrapping(playhead, end, max_chunks, out);
+        }
+        clear(&mut self.picked);
+    }
+}
+
+/// The `len` chunks from `first`, cut at `end`; `None` when empty.
+fn window(first: u64, len: u64, end: u64) -> Option<ChunkRange> {
+    let last = first.saturating_add(len - 1).min(end.checked_sub(1)?);
+    ChunkRange::new(first, last)
+}
+
+#[cfg(test)]
+#[path = "std_vod_tests.rs"]
+mod tests;
