@@ -25,6 +25,8 @@ pub mod linear;
 pub mod rarest;
 pub mod sequential;
 pub mod std_vod;
+#[cfg(test)]
+mod test_sets;
 mod window;
 
 pub use dry::{DryBlocks, DryView};

@@ -1,143 +1,60 @@
-use super::super::availability::Availability;
+use super::super::test_sets::{map, r, Sets};
 use super::*;
 use crate::chunk::ChunkIndex;
-use crate::time::Instant;
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::SeedableRng;
 
-fn r(first: u64, last: u64) -> ChunkRange {
-    ChunkRange::new(first, last).unwrap()
-}
-
-fn map(ranges: &[(u64, u64)]) -> Binmap {
-    ranges.iter().map(|&(a, b)| r(a, b)).collect()
-}
-
-/// The sets a pick depends on, owned.
-struct Sets {
-    have: Binmap,
-    requested: Binmap,
-    from_peer: Binmap,
-    peer_has: Binmap,
-    availability: Availability,
-    chunk_count: Option<u64>,
-    /// Whether the peer's chunks are in the counts (see `PickView`).
-    peer_counted: bool,
-}
-
-impl Sets {
-    /// `chunk_count` chunks, counts sized to them; the peer's chunks are
-    /// counted once.
-    fn new(chunk_count: u64, peer_has: &[(u64, u64)]) -> Self {
-        let mut availability = Availability::new();
-        availability.set_chunk_count(chunk_count);
-        let peer_has = map(peer_has);
-        availability.add_runs(peer_has.filled_runs());
-        Sets {
-            have: Binmap::new(),
-            requested: Binmap::new(),
-            from_peer: Binmap::new(),
-            peer_has,
-            availability,
-            chunk_count: Some(chunk_count),
-            peer_counted: true,
-        }
-    }
-
-    fn view(&self) -> PickView<'_> {
-        PickView {
-            now: Instant::ZERO,
-            chunk_count: self.chunk_count,
-            have: &self.have,
-            requested: &self.requested,
-            requested_from_peer: &self.from_peer,
-            peer_has: &self.peer_has,
-            availability: &self.availability,
-            peer_counted: self.peer_counted,
-            playhead: None,
-            dry: None,
-        }
-    }
-
-    fn pick_with(&self, picker: &mut RarestFirst, max: u64, seed: u64) -> Vec<(u64, u64)> {
-        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-        let mut out = Vec::new();
-        picker.pick(&self.view(), max, &mut rng, &mut out);
-        out.iter().map(|r| (r.first().0, r.last().0)).collect()
-    }
-
-    fn pick(&self, max: u64, seed: u64) -> Vec<(u64, u64)> {
-        self.pick_with(&mut RarestFirst::new(), max, seed)
-    }
-
-    /// Checks the constraints every pick must meet; returns the chunks.
-    fn check(&self, picked: &[(u64, u64)], max: u64) -> Vec<u64> {
-        let chunks: Vec<u64> = picked.iter().flat_map(|&(a, b)| a..=b).collect();
-        assert!(chunks.len() as u64 <= max, "over budget: {picked:?}");
-        let mut sorted = chunks.clone();
-        sorted.sort_unstable();
-        sorted.dedup();
-        assert_eq!(sorted.len(), chunks.len(), "picked twice: {picked:?}");
-        for &c in &chunks {
-            let c = ChunkIndex(c);
-            assert!(self.peer_has.contains(c), "{c} not at the peer");
-            assert!(!self.have.contains(c), "{c} already ours");
-            assert!(
-                !self.from_peer.contains(c),
-                "{c} already asked from the peer"
-            );
-        }
-        chunks
-    }
+fn pick(s: &Sets, max: u64, seed: u64) -> Vec<(u64, u64)> {
+    s.pick_with(&mut RarestFirst::new(), max, seed)
 }
 
 #[test]
 fn picks_only_fresh_chunks_within_budget() {
-    let mut s = Sets::new(1000, &[(0, 999)]);
+    let mut s = Sets::counted(1000, &[(0, 999)]);
     s.have = map(&[(0, 99), (500, 599)]);
     s.requested = map(&[(100, 149), (700, 700)]);
     s.from_peer = map(&[(100, 109)]);
     for seed in 0..20 {
         for max in [1, 7, 64, 2000] {
-            let picked = s.pick(max, seed);
+            let picked = pick(&s, max, seed);
             let chunks = s.check(&picked, max);
             assert!(chunks.iter().all(|&c| !s.requested.contains(ChunkIndex(c))));
             assert_eq!(chunks.len() as u64, max.min(1000 - 200 - 51));
         }
     }
-    assert!(s.pick(0, 1).is_empty());
+    assert!(pick(&s, 0, 1).is_empty());
 }
 
 #[test]
 fn picks_the_rarest_chunk_and_extends_it() {
-    let mut s = Sets::new(1000, &[(0, 999)]);
+    let mut s = Sets::counted(1000, &[(0, 999)]);
     // A second peer has everything but 600 ..= 609: those are the rarest.
     s.availability.add_runs([r(0, 599), r(610, 999)]);
     for seed in 0..20 {
-        let picked = s.pick(10, seed);
+        let picked = pick(&s, 10, seed);
         assert_eq!(picked, [(600, 609)], "seed {seed}");
     }
     // With a larger budget the run grows right, then left.
-    assert_eq!(s.pick(30, 3), [(600, 629)]);
+    assert_eq!(pick(&s, 30, 3), [(600, 629)]);
     // Rightwards first: with the right side short, leftwards too.
     s.have = map(&[(615, 999)]);
-    assert_eq!(s.pick(30, 3), [(585, 614)]);
+    assert_eq!(pick(&s, 30, 3), [(585, 614)]);
 }
 
 #[test]
 fn common_chunks_are_ranked_by_their_counts() {
     // Every count above the per-count bitsets: the counts themselves rank.
-    let mut s = Sets::new(1000, &[(0, 999)]);
+    let mut s = Sets::counted(1000, &[(0, 999)]);
     (0..12).for_each(|_| s.availability.add(r(0, 999)));
     s.availability.remove(r(500, 503));
     (0..3).for_each(|_| s.availability.add(r(0, 499)));
     for seed in 0..8 {
-        assert_eq!(s.pick(4, seed), [(500, 503)], "seed {seed}");
+        assert_eq!(pick(&s, 4, seed), [(500, 503)], "seed {seed}");
     }
     // One chunk drops into the bitsets' range: it comes first.
     (0..9).for_each(|_| s.availability.remove(r(77, 77)));
     assert_eq!(s.availability.count(ChunkIndex(77)), 7);
-    assert_eq!(s.pick(5, 1), [(77, 81)]);
+    assert_eq!(pick(&s, 5, 1), [(77, 81)]);
 }
 
 #[test]
@@ -147,7 +64,7 @@ fn bounds_spread_over_many_values_take_several_passes() {
     // first passes (bounds 1, 2, 3) find only commoner chunks of the peer.
     let blocks = 32u64;
     let peer: Vec<(u64, u64)> = (0..blocks).map(|b| (b * 64 + 1, b * 64 + 1)).collect();
-    let mut s = Sets::new(blocks * 64, &peer);
+    let mut s = Sets::counted(blocks * 64, &peer);
     for b in 0..blocks {
         let lacking = b * 64 + 2;
         (0..=b % 5).for_each(|_| s.availability.add(r(lacking, lacking)));
@@ -166,7 +83,7 @@ fn bounds_spread_over_many_values_take_several_passes() {
 
 #[test]
 fn ties_are_broken_by_the_seeded_generator() {
-    let mut s = Sets::new(4096, &[(0, 4095)]);
+    let mut s = Sets::counted(4096, &[(0, 4095)]);
     // Single rare chunks, one per 512, each between common ones.
     let rare: Vec<u64> = (0..8).map(|i| i * 512 + 77).collect();
     let mut others = Binmap::new();
@@ -176,24 +93,24 @@ fn ties_are_broken_by_the_seeded_generator() {
     s.requested = others.clone(); // Only the rare chunks are fresh.
     let mut firsts = Vec::new();
     for seed in 0..32 {
-        let picked = s.pick(1, seed);
+        let picked = pick(&s, 1, seed);
         assert_eq!(picked.len(), 1);
         assert!(rare.contains(&picked[0].0), "{picked:?}");
-        assert_eq!(picked, s.pick(1, seed), "not deterministic");
+        assert_eq!(picked, pick(&s, 1, seed), "not deterministic");
         firsts.push(picked[0].0);
     }
     firsts.sort_unstable();
     firsts.dedup();
     assert!(firsts.len() >= 4, "ties hardly vary: {firsts:?}");
     // A bigger budget takes all eight, one range each.
-    let mut all = s.pick(100, 5);
+    let mut all = pick(&s, 100, 5);
     all.sort_unstable();
     assert_eq!(all, rare.iter().map(|&c| (c, c)).collect::<Vec<_>>());
 }
 
 #[test]
 fn rarest_among_candidates_not_among_all_chunks() {
-    let mut s = Sets::new(2048, &[(0, 2047)]);
+    let mut s = Sets::counted(2048, &[(0, 2047)]);
     let drop = |s: &mut Sets, c: u64, times: u32| {
         (0..times).for_each(|_| s.availability.remove(r(c, c)));
     };
@@ -223,9 +140,9 @@ fn rarest_among_candidates_not_among_all_chunks() {
         .unwrap();
     assert_eq!((min, s.availability.count(ChunkIndex(1500))), (4, 4));
     for seed in 0..10 {
-        assert_eq!(s.pick(1, seed), [(1500, 1500)], "seed {seed}");
+        assert_eq!(pick(&s, 1, seed), [(1500, 1500)], "seed {seed}");
         // Next comes a fresh chunk of count 6, extended rightwards.
-        let picked = s.pick(3, seed);
+        let picked = pick(&s, 3, seed);
         assert_eq!(picked.len(), 2);
         assert_eq!(picked[0], (1500, 1500));
         let (a, b) = picked[1];
@@ -239,7 +156,7 @@ fn flash_crowd_view(n: u64, rare_block: u64) -> Sets {
     // The peer has chunk 7 of every block; three others hold it too,
     // except in `rare_block` where only one does.
     let peer: Vec<(u64, u64)> = (0..n / 64).map(|b| (b * 64 + 7, b * 64 + 7)).collect();
-    let mut s = Sets::new(n, &peer);
+    let mut s = Sets::counted(n, &peer);
     for b in 0..n / 64 {
         let times = if b == rare_block { 1 } else { 3 };
         (0..times).for_each(|_| s.availability.add(r(b * 64 + 7, b * 64 + 7)));
@@ -271,7 +188,7 @@ fn a_complete_peer_finds_the_chunks_only_it_has() {
     for (seed, x) in (0..12).zip([3, 700, 2049, n - 1].into_iter().cycle()) {
         // A complete peer is counted once for all chunks; one other peer
         // has all but chunk `x`, which only the complete peer has.
-        let mut s = Sets::new(n, &[]);
+        let mut s = Sets::counted(n, &[]);
         s.peer_has = map(&[(0, n - 1)]);
         s.peer_counted = false;
         s.availability.add_complete_peer();
@@ -280,50 +197,50 @@ fn a_complete_peer_finds_the_chunks_only_it_has() {
         s.availability.remove(r(x, x));
         s.availability.remove(r(x, x));
         assert_eq!(s.availability.count(ChunkIndex(x)), 1);
-        assert_eq!(s.pick(1, seed), [(x, x)], "seed {seed}");
+        assert_eq!(pick(&s, 1, seed), [(x, x)], "seed {seed}");
     }
 }
 
 #[test]
 fn end_game_only_when_nothing_fresh() {
-    let mut s = Sets::new(100, &[(0, 49)]);
+    let mut s = Sets::counted(100, &[(0, 49)]);
     s.requested = map(&[(0, 48)]);
     s.from_peer = map(&[(0, 19)]);
     // Chunk 49 is fresh: only it.
-    assert_eq!(s.pick(10, 1), [(49, 49)]);
+    assert_eq!(pick(&s, 10, 1), [(49, 49)]);
     s.have = map(&[(49, 49)]);
     for seed in 0..10 {
-        let picked = s.pick(10, seed);
+        let picked = pick(&s, 10, seed);
         let chunks = s.check(&picked, 10);
         assert_eq!(chunks.len(), 10);
         assert!(chunks.iter().all(|&c| (20..=48).contains(&c)), "{picked:?}");
     }
     s.from_peer = map(&[(0, 48)]);
-    assert!(s.pick(10, 1).is_empty());
+    assert!(pick(&s, 10, 1).is_empty());
 }
 
 #[test]
 fn unknown_size_treats_the_peers_chunks_as_equally_rare() {
-    let mut s = Sets::new(0, &[(10, 19), (1000, 1999)]);
+    let mut s = Sets::counted(0, &[(10, 19), (1000, 1999)]);
     s.chunk_count = None;
     s.have = map(&[(1500, 1999)]);
     let mut starts = Vec::new();
     for seed in 0..16 {
-        let picked = s.pick(8, seed);
+        let picked = pick(&s, 8, seed);
         assert_eq!(s.check(&picked, 8).len(), 8);
-        assert_eq!(picked, s.pick(8, seed));
+        assert_eq!(picked, pick(&s, 8, seed));
         starts.push(picked[0].0);
     }
     starts.sort_unstable();
     starts.dedup();
     assert!(starts.len() > 4, "{starts:?}");
     // Counts covering part of the content: the rest is the tail.
-    let mut s = Sets::new(64, &[(0, 199)]);
+    let mut s = Sets::counted(64, &[(0, 199)]);
     s.chunk_count = Some(200);
     s.availability.add_runs([r(0, 63)]);
     s.availability.add_runs([r(0, 63)]);
     for seed in 0..8 {
-        let picked = s.pick(4, seed);
+        let picked = pick(&s, 4, seed);
         assert!(picked[0].0 >= 64, "the uncounted tail is rarer: {picked:?}");
     }
 }
@@ -333,7 +250,7 @@ fn search_limit_settles_but_stays_valid() {
     // Every block's minimum is a chunk the peer lacks, one below the
     // candidates: the adversarial layout for the bounds.
     let n = 64 * 256;
-    let mut s = Sets::new(n, &[]);
+    let mut s = Sets::counted(n, &[]);
     let mut peer = Binmap::new();
     for c in (0..n).step_by(2) {
         peer.set_chunk(ChunkIndex(c));
@@ -355,7 +272,7 @@ fn search_limit_settles_but_stays_valid() {
 #[test]
 fn fragmented_peers_give_many_short_ranges_in_budget() {
     let n = 5000u64;
-    let mut s = Sets::new(n, &[]);
+    let mut s = Sets::counted(n, &[]);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(99);
     let mut peer = Binmap::new();
     for c in 0..n {
@@ -374,7 +291,7 @@ fn fragmented_peers_give_many_short_ranges_in_budget() {
     }
     s.availability.add_runs(peer.filled_runs());
     s.peer_has = peer;
-    let picked = s.pick(64, 1);
+    let picked = pick(&s, 64, 1);
     let chunks = s.check(&picked, 64);
     assert_eq!(chunks.len(), 64);
     let min = (0..n)
@@ -401,7 +318,7 @@ fn scattered_equally_rare_chunks_of_a_block_cost_one_walk() {
     let rare: Vec<u64> = (0..16).map(|i| 3 * 64 + 4 * i).collect();
     let less: Vec<u64> = (0..4).map(|i| 7 * 64 + 4 * i).collect();
     let peer: Vec<(u64, u64)> = rare.iter().chain(&less).map(|&c| (c, c)).collect();
-    let mut s = Sets::new(640, &peer);
+    let mut s = Sets::counted(640, &peer);
     less.iter().for_each(|&c| s.availability.add(r(c, c)));
     // Eight of block 3's sixteen: one walk.
     let mut picker = RarestFirst::new();

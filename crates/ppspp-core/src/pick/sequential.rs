@@ -55,118 +55,66 @@ impl Picker for Sequential {
 
 #[cfg(test)]
 mod tests {
-    use super::super::availability::Availability;
+    use super::super::test_sets::{map, Sets};
     use super::*;
-    use crate::chunk::ChunkIndex;
-    use crate::time::Instant;
-    use rand::rngs::Xoshiro256PlusPlus;
-    use rand::SeedableRng;
 
-    fn r(first: u64, last: u64) -> ChunkRange {
-        ChunkRange::new(first, last).unwrap()
-    }
-
-    fn map(ranges: &[(u64, u64)]) -> Binmap {
-        ranges.iter().map(|&(a, b)| r(a, b)).collect()
-    }
-
-    /// The sets a pick depends on, owned.
-    struct Sets {
-        have: Binmap,
-        requested: Binmap,
-        from_peer: Binmap,
-        peer_has: Binmap,
-        availability: Availability,
-        chunk_count: Option<u64>,
-        playhead: Option<u64>,
-    }
-
-    impl Sets {
-        fn new(peer_has: &[(u64, u64)]) -> Self {
-            Sets {
-                have: Binmap::new(),
-                requested: Binmap::new(),
-                from_peer: Binmap::new(),
-                peer_has: map(peer_has),
-                availability: Availability::new(),
-                chunk_count: Some(1000),
-                playhead: None,
-            }
-        }
-
-        fn pick(&self, max_chunks: u64) -> Vec<(u64, u64)> {
-            let view = PickView {
-                now: Instant::ZERO,
-                chunk_count: self.chunk_count,
-                have: &self.have,
-                requested: &self.requested,
-                requested_from_peer: &self.from_peer,
-                peer_has: &self.peer_has,
-                availability: &self.availability,
-                peer_counted: true,
-                playhead: self.playhead.map(ChunkIndex),
-                dry: None,
-            };
-            let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
-            let mut out = Vec::new();
-            Sequential::new().pick(&view, max_chunks, &mut rng, &mut out);
-            out.iter().map(|r| (r.first().0, r.last().0)).collect()
-        }
+    fn pick(s: &Sets, max_chunks: u64) -> Vec<(u64, u64)> {
+        s.pick_with(&mut Sequential::new(), max_chunks, 1)
     }
 
     #[test]
     fn picks_lowest_fresh_runs_within_budget() {
-        let mut s = Sets::new(&[(0, 99)]);
+        let mut s = Sets::uncounted(&[(0, 99)]);
         s.have = map(&[(0, 9), (15, 15)]);
         s.requested = map(&[(20, 24)]);
-        assert_eq!(s.pick(20), [(10, 14), (16, 19), (25, 35)]);
-        assert_eq!(s.pick(3), [(10, 12)]);
-        assert_eq!(s.pick(0), []);
+        assert_eq!(pick(&s, 20), [(10, 14), (16, 19), (25, 35)]);
+        assert_eq!(pick(&s, 3), [(10, 12)]);
+        assert_eq!(pick(&s, 0), []);
     }
 
     #[test]
     fn never_picks_what_the_peer_lacks_or_past_the_end() {
-        let mut s = Sets::new(&[(5, 6), (50, 2000)]);
+        let mut s = Sets::uncounted(&[(5, 6), (50, 2000)]);
         s.chunk_count = Some(60);
-        assert_eq!(s.pick(100), [(5, 6), (50, 59)]);
+        assert_eq!(pick(&s, 100), [(5, 6), (50, 59)]);
         s.chunk_count = Some(0);
-        assert_eq!(s.pick(100), []);
+        assert_eq!(pick(&s, 100), []);
         s.chunk_count = None;
-        assert_eq!(s.pick(4), [(5, 6), (50, 51)]);
+        assert_eq!(pick(&s, 4), [(5, 6), (50, 51)]);
     }
 
     #[test]
     fn starts_at_the_playhead_and_wraps() {
-        let mut s = Sets::new(&[(0, 99)]);
+        let mut s = Sets::uncounted(&[(0, 99)]);
         s.playhead = Some(90);
-        assert_eq!(s.pick(15), [(90, 99), (0, 4)]);
+        assert_eq!(pick(&s, 15), [(90, 99), (0, 4)]);
         s.have = map(&[(0, 89)]);
-        assert_eq!(s.pick(15), [(90, 99)]);
+        assert_eq!(pick(&s, 15), [(90, 99)]);
         s.playhead = Some(5000);
-        assert_eq!(s.pick(3), [(90, 92)]);
+        assert_eq!(pick(&s, 3), [(90, 92)]);
     }
 
     #[test]
     fn end_game_only_when_nothing_fresh() {
-        let mut s = Sets::new(&[(0, 9)]);
+        let mut s = Sets::uncounted(&[(0, 9)]);
         s.requested = map(&[(0, 8)]);
         s.from_peer = map(&[(0, 3)]);
         // Chunk 9 is fresh: no end game yet.
-        assert_eq!(s.pick(10), [(9, 9)]);
+        assert_eq!(pick(&s, 10), [(9, 9)]);
         s.have = map(&[(9, 9)]);
         // Nothing fresh: chunks asked from others, never from this peer.
-        assert_eq!(s.pick(10), [(4, 8)]);
-        assert_eq!(s.pick(2), [(4, 5)]);
+        assert_eq!(pick(&s, 10), [(4, 8)]);
+        assert_eq!(pick(&s, 2), [(4, 5)]);
         s.from_peer = map(&[(0, 8)]);
-        assert_eq!(s.pick(10), []);
+        assert_eq!(pick(&s, 10), []);
     }
 
     #[test]
     fn end_game_starts_at_the_playhead() {
-        let mut s = Sets::new(&[(0, 99)]);
+        let mut s = Sets::uncounted(&[(0, 99)]);
         s.requested = map(&[(0, 99)]);
         s.from_peer = map(&[(50, 59)]);
         s.playhead = Some(55);
-        assert_eq!(s.pick(8), [(60, 67)]);
+        assert_eq!(pick(&s, 8), [(60, 67)]);
     }
 }
