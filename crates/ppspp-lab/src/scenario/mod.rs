@@ -8,8 +8,8 @@ mod spec;
 mod value;
 
 pub use spec::{
-    Arrival, Class, Content, Departure, Flow, FlowKind, LossSpec, NetworkSpec, PeerGroup,
-    PlayerSpec, Record, Role, Scenario, Site, SwarmSpec,
+    Arrival, Class, ClassNames, Content, Departure, Flow, FlowKind, LossSpec, NetworkSpec,
+    PeerGroup, PlayerSpec, Record, Role, Scenario, Site, SwarmSpec,
 };
 pub use value::{Bitrate, Bytes, Dur, Probability, Queue};
 
@@ -165,13 +165,20 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
                 "names must be unique",
             ));
         }
-        if !s.classes.contains_key(&g.class) {
+        if g.class.names().is_empty() {
+            return Err(err(
+                span,
+                format!("peer group '{}' has an empty class list", g.name),
+                "name at least one class",
+            ));
+        }
+        if let Some(missing) = g.class.names().iter().find(|c| !s.classes.contains_key(*c)) {
             let known: Vec<&String> = s.classes.keys().collect();
             return Err(err(
                 span,
                 format!(
                     "peer group '{}' names class '{}', which is not defined",
-                    g.name, g.class
+                    g.name, missing
                 ),
                 &format!("classes: {known:?}"),
             ));

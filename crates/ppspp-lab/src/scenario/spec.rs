@@ -352,8 +352,10 @@ pub struct PeerGroup {
     /// How many.
     #[serde(default = "one")]
     pub count: u32,
-    /// Access-link class.
-    pub class: String,
+    /// Access-link class, or classes: a list spreads the group's peers
+    /// over them in turn (peer `i` gets class `i mod n`), so one group
+    /// can mix link kinds and still be sized by one `count`.
+    pub class: ClassNames,
     /// Seeder or leecher.
     pub role: Role,
     /// Arrivals (default: all at time 0).
@@ -380,6 +382,32 @@ pub struct PeerGroup {
     /// A viewer watching the content while it downloads (leechers only).
     #[serde(default)]
     pub player: Option<PlayerSpec>,
+}
+
+/// One class name, or several.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(untagged)]
+pub enum ClassNames {
+    /// Every peer of the group in this class.
+    One(String),
+    /// Peer `i` of the group in class `i mod n`.
+    Many(Vec<String>),
+}
+
+impl ClassNames {
+    /// The names, in turn order.
+    pub fn names(&self) -> &[String] {
+        match self {
+            ClassNames::One(n) => std::slice::from_ref(n),
+            ClassNames::Many(v) => v,
+        }
+    }
+
+    /// The class of the group's `i`-th peer (`None` for an empty list).
+    pub fn of(&self, i: usize) -> Option<&str> {
+        let names = self.names();
+        names.get(i % names.len().max(1)).map(String::as_str)
+    }
 }
 
 fn default_buffer() -> Dur {

@@ -122,3 +122,21 @@ fn nested_sites_parse_and_bad_nesting_is_refused() {
     let e = err_of(&sites("parent = \"home\"", "parent = \"isp\""));
     assert!(e.message.contains("cycle"), "{e}");
 }
+
+#[test]
+fn every_scenario_in_the_folder_parses() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios");
+    let mut n = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let name = path.display().to_string();
+            if let Err(e) = parse(&text, &name) {
+                panic!("{e}");
+            }
+            n += 1;
+        }
+    }
+    assert!(n >= 5, "{n} scenarios in {}", dir.display());
+}

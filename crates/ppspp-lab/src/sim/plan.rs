@@ -112,9 +112,10 @@ pub fn build(s: &Scenario, seed: u64) -> (Network, Vec<PeerPlan>) {
     let mut churn = rng(seed, Stream::Churn, 0);
     for (gi, group) in s.peers.iter().enumerate() {
         let g = group.get_ref();
-        let class = s.classes[&g.class].get_ref();
         let arrivals = arrivals(g.arrival.as_ref(), g.count, &mut churn);
-        for arrival in arrivals {
+        for (k, arrival) in arrivals.into_iter().enumerate() {
+            let name = g.class.of(k).expect("checked: a group names a class");
+            let class = s.classes[name].get_ref();
             let (up, down) = access_links(class);
             let site = class.site.as_deref().and_then(|n| sites.get(n).copied());
             net.add_host(up, down, site, group_index(&class.group));
@@ -187,6 +188,7 @@ fn departure(d: Option<&Departure>, r: &mut impl rand::Rng) -> Leave {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::packet::HostId;
     use crate::scenario::{parse, DEFAULT_TEXT};
 
     #[test]
@@ -211,6 +213,37 @@ mod tests {
             .iter()
             .zip(&other)
             .any(|(a, b)| a.arrival != b.arrival));
+    }
+
+    #[test]
+    fn a_class_list_spreads_a_group_over_its_classes_in_turn() {
+        let text = DEFAULT_TEXT.replacen(
+            "class = \"home-near\"",
+            "class = [\"home-near\", \"server\", \"home-far\"]",
+            1,
+        );
+        let s = parse(&text, "x").unwrap();
+        let (net, plans) = build(&s, 1);
+        assert_eq!(plans.len(), 51);
+        // Hosts 1..=25 are the group "near": home-near, server, home-far, …
+        let up = |h: u32| {
+            let (up, _) = net.access_links(HostId(h)).unwrap();
+            net.link(up).config().capacity_bps
+        };
+        let delay = |h: u32, to: u32| net.core_delay(HostId(h), HostId(to));
+        for k in 0..25u32 {
+            let h = k + 1;
+            let want = if k % 3 == 1 { 20_000_000 } else { 1_000_000 };
+            assert_eq!(up(h), Some(want), "host {h}");
+            // home-far sits in the far delay group, the others near.
+            let far = k % 3 == 2;
+            let to_seeder = if far { 40 } else { 10 };
+            assert_eq!(delay(h, 0), Duration::from_millis(to_seeder), "host {h}");
+        }
+        let e =
+            crate::scenario::parse(&text.replace("\"server\", \"home-far\"]", "\"mars\"]"), "x")
+                .unwrap_err();
+        assert!(e.message.contains("class 'mars'"), "{e}");
     }
 
     #[test]
