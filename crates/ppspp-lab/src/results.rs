@@ -301,10 +301,23 @@ pub fn rates_csv(sim: &Simulation) -> String {
     s
 }
 
+/// A number for JSON: `null` when not finite (no data).
+fn finite(x: f64) -> serde_json::Value {
+    if x.is_finite() {
+        json!(x)
+    } else {
+        json!(null)
+    }
+}
+
+/// A [`spread`] as `{mean, p50, p95, max}`.
+fn spread_json(v: [f64; 4]) -> serde_json::Value {
+    json!({"mean": finite(v[0]), "p50": finite(v[1]), "p95": finite(v[2]), "max": finite(v[3])})
+}
+
 /// `summary.json`.
 pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
     let net = sim.network().stats();
-    let finite = |x: f64| if x.is_finite() { json!(x) } else { json!(null) };
     let v = json!({
         "name": sum.name,
         "seed": sum.seed,
@@ -320,21 +333,11 @@ pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
         "peers": sum.peers,
         "leechers": sum.leechers,
         "completed": sum.completed,
-        "download_s": {
-            "mean": finite(sum.download_s[0]),
-            "p50": finite(sum.download_s[1]),
-            "p95": finite(sum.download_s[2]),
-            "max": finite(sum.download_s[3]),
-        },
+        "download_s": spread_json(sum.download_s),
         "playback": sum.playback.as_ref().map(|p| json!({
             "viewers": p.viewers,
             "started": p.started,
-            "startup_s": {
-                "mean": finite(p.startup_s[0]),
-                "p50": finite(p.startup_s[1]),
-                "p95": finite(p.startup_s[2]),
-                "max": finite(p.startup_s[3]),
-            },
+            "startup_s": spread_json(p.startup_s),
             "stalls_per_viewer": finite(p.mean_stalls),
             "stall_s_per_viewer": finite(p.mean_stall_s),
             "continuity": finite(p.mean_continuity),

@@ -187,7 +187,7 @@ impl Player {
                     let missing = first_missing(have, self.at);
                     let stop = self.end.map_or(missing, |n| missing.min(n));
                     let span = self.timing.span_us(stop.saturating_sub(self.at));
-                    let reach = self.since + micros_dur(span);
+                    let reach = self.since + Duration::from_micros(span);
                     if reach > now {
                         // Nothing missing and no end known: no deadline.
                         self.next_need = (reach != Instant::MAX).then_some(reach);
@@ -288,10 +288,6 @@ fn first_missing(have: &Binmap, from: u64) -> u64 {
 
 fn micros(d: Duration) -> u64 {
     crate::time::duration_micros(d)
-}
-
-fn micros_dur(us: u64) -> Duration {
-    Duration::from_micros(us)
 }
 
 #[cfg(test)]

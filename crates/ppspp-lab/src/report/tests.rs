@@ -237,6 +237,38 @@ fn report_html_has_summary_groups_links_and_escaped_scenario() {
 }
 
 #[test]
+fn viewers_get_playback_rows_between_downloads_and_packets() {
+    let dir = full_folder();
+    write_report(dir.path()).unwrap();
+    assert!(
+        !dir.read("report.html").contains("Stalls per viewer"),
+        "no viewers, no rows"
+    );
+    let with_viewers = SUMMARY.replace(
+        "\"packets\":",
+        "\"playback\": {\"viewers\": 3, \"started\": 2, \
+         \"startup_s\": {\"mean\": 4.5, \"p50\": 4.0, \"p95\": 6.0, \"max\": 6.0}, \
+         \"stalls_per_viewer\": 1.5, \"stall_s_per_viewer\": 7.25, \"continuity\": 0.875},\n  \"packets\":",
+    );
+    dir.write("summary.json", &with_viewers);
+    write_report(dir.path()).unwrap();
+    let html = dir.read("report.html");
+    let rows = [
+        "<td>Download time max (s)</td>",
+        "<td>Viewers / started</td><td>3 / 2</td>",
+        "<td>Startup delay mean (s)</td><td>4.500</td>",
+        "<td>Startup delay p95 (s)</td><td>6.000</td>",
+        "<td>Stalls per viewer</td><td>1.500</td>",
+        "<td>Stall time per viewer (s)</td><td>7.250</td>",
+        "<td>Continuity index</td><td>0.875</td>",
+        "<td>Packets sent</td>",
+    ];
+    let at: Vec<Option<usize>> = rows.iter().map(|r| html.find(r)).collect();
+    assert!(at.iter().all(Option::is_some), "{at:?}");
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "out of order: {at:?}");
+}
+
+#[test]
 fn empty_folder_gives_page_with_no_data_notes() {
     let dir = TempDir::new("empty");
     write_report(dir.path()).unwrap();

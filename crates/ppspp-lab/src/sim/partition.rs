@@ -430,7 +430,8 @@ impl Partition {
         let spec = scenario.peers[group].get_ref();
         let mut ep = Endpoint::new(config, derive(shared.seed, Stream::Peer, u64::from(i)));
         let tree = shared.content.tree();
-        let player = spec.player.filter(|_| role == Role::Leecher);
+        // Only leechers have players (the scenario check refuses others).
+        let player = spec.player;
         let rate = pick::MediaRate {
             chunk_size: tree.chunk_size(),
             bitrate: player.map_or(Bitrate::MBIT, |p| Bitrate(p.bitrate.0)),
