@@ -153,3 +153,14 @@ fn picks_are_fresh_disjoint_and_within_budget() {
         }
     }
 }
+
+#[test]
+fn windows_are_media_time_at_the_bitrate() {
+    // 10 s and 40 s of 1 Mbit/s in 1 KiB chunks: 1220.7 and 4882.8 chunks.
+    assert_eq!(StdVod::new(MediaRate::default()).windows(), (1221, 4883));
+    let rate = MediaRate {
+        chunk_size: crate::chunk::ChunkSize::new(8192).unwrap(),
+        bitrate: crate::play::Bitrate(4_000_000),
+    };
+    assert_eq!(StdVod::new(rate).windows(), (611, 2442));
+}
