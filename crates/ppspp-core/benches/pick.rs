@@ -118,6 +118,7 @@ fn bench_pick(c: &mut Criterion, group: &str, layout: Layout) {
         peer_counted: true,
         playhead: None,
         dry: None,
+        link: ppspp_core::pick::PeerLink::default(),
     };
     let under_way = PickView {
         have: &s.have,
@@ -127,6 +128,7 @@ fn bench_pick(c: &mut Criterion, group: &str, layout: Layout) {
         peer_counted: true,
         playhead: Some(ChunkIndex(N / 3)),
         dry: None,
+        link: ppspp_core::pick::PeerLink::default(),
         ..fresh_start
     };
     let unknown_size = PickView {

@@ -184,6 +184,7 @@ impl World {
             peer_counted: c.count_peer,
             playhead: c.playhead.map(ChunkIndex),
             dry: None,
+            link: ppspp_core::pick::PeerLink::default(),
         }
     }
 

@@ -122,6 +122,16 @@ impl RttEstimator {
 
     /// The current retransmission timeout, backoff included.
     pub fn rto(&self) -> Duration {
+        let factor = 1u32.checked_shl(self.backoff).unwrap_or(u32::MAX);
+        self.base_rto()
+            .saturating_mul(factor)
+            .min(self.config.max_rto)
+    }
+
+    /// The timeout the estimate alone gives, `SRTT + max(G, 4·RTTVAR)`
+    /// (RFC 6298 §2.3), without backoff: how long an answer normally takes
+    /// at most, for decisions that must not wait out a backoff.
+    pub fn base_rto(&self) -> Duration {
         let base = match self.smoothed {
             None => self.config.initial_rto,
             Some((srtt, rttvar)) => {
@@ -129,9 +139,7 @@ impl RttEstimator {
                 Duration::from_micros(srtt.saturating_add(margin))
             }
         };
-        let base = base.max(self.config.min_rto);
-        let factor = 1u32.checked_shl(self.backoff).unwrap_or(u32::MAX);
-        base.saturating_mul(factor).min(self.config.max_rto)
+        base.max(self.config.min_rto).min(self.config.max_rto)
     }
 
     /// The smoothed round-trip time, once a sample arrived.
@@ -243,6 +251,8 @@ mod tests {
         }
         assert_eq!(e.rto(), Duration::from_secs(60));
         assert_eq!(e.backoff_count(), 42);
+        // The base timeout ignores the backoff.
+        assert_eq!(e.base_rto(), ms(300));
         e.on_sample(ms(400));
         assert_eq!(e.backoff_count(), 0);
         // The sample after many backoffs restarts the estimate rather than

@@ -229,6 +229,7 @@ mod tests {
             peer_counted: true,
             playhead: None,
             dry: None,
+            link: crate::pick::PeerLink::default(),
         }
     }
 

@@ -21,10 +21,12 @@ pub mod availability;
 mod block_minima;
 mod candidates;
 pub mod dry;
+pub mod fast_peers;
 pub mod linear;
 pub mod rarest;
 pub mod sequential;
 pub mod std_vod;
+pub mod swift_vod;
 #[cfg(test)]
 mod test_sets;
 mod window;
@@ -34,9 +36,16 @@ pub use linear::Linear;
 pub use rarest::RarestFirst;
 pub use sequential::Sequential;
 pub use std_vod::StdVod;
+pub use swift_vod::SwiftVod;
 
 /// The names [`by_name`] accepts, one per policy.
-pub const NAMES: &[&str] = &["sequential", "rarest-first", "linear", "std-vod"];
+pub const NAMES: &[&str] = &[
+    "sequential",
+    "rarest-first",
+    "linear",
+    "std-vod",
+    "swift-vod",
+];
 
 /// The picker called `name` (one of [`NAMES`]) with its default settings,
 /// its windows sized for [`MediaRate::default`]; `None` for an unknown
@@ -53,6 +62,7 @@ pub fn by_name_for(name: &str, rate: MediaRate) -> Option<Box<dyn Picker>> {
         "rarest-first" => Some(Box::new(RarestFirst::new())),
         "linear" => Some(Box::new(Linear::new())),
         "std-vod" => Some(Box::new(StdVod::new(rate))),
+        "swift-vod" => Some(Box::new(SwiftVod::new(rate))),
         _ => None,
     }
 }
@@ -110,6 +120,25 @@ pub struct PickView<'a> {
     /// Blocks known to hold nothing fresh at this peer, which a picker may
     /// skip and add to (see [`dry`]); `None`: none known.
     pub dry: Option<DryView<'a>>,
+    /// What the swarm knows of this peer as a source of urgent data.
+    pub link: PeerLink,
+}
+
+/// This peer as a source of urgent data (seed paper 000 §III-A, eq. 3).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct PeerLink {
+    /// Whether the peer is in the fast-peer set; `None` while no set is
+    /// known (no picker asked for one, or no peer measured yet).
+    pub fast: Option<bool>,
+    /// How many peers the fast-peer set holds (F of eq. 3).
+    pub fast_count: u64,
+    /// The request window to this peer in chunks (W_ledbat of eq. 3).
+    pub window: u64,
+    /// Requests to this peer that timed out per chunk received (L_r).
+    pub loss: f64,
+    /// How long this peer normally takes to answer a request: a deadline
+    /// sooner than that cannot be met.
+    pub answer_time: Duration,
 }
 
 /// A download scheduling policy.
@@ -131,6 +160,21 @@ pub trait Picker: fmt::Debug + Send {
         rng: &mut dyn Rng,
         out: &mut Vec<ChunkRange>,
     );
+
+    /// The rate the content plays at, for a picker that wants the swarm
+    /// to keep a fast-peer set (its need is x times this rate, eq. 2);
+    /// `None` (the default): no fast-peer set.
+    fn fast_peer_rate(&self) -> Option<MediaRate> {
+        None
+    }
+
+    /// When a request for `range`, just picked with `view`, is late and
+    /// should go to another peer (and be cancelled here); `None` (the
+    /// default): only the channel's request timeout applies.
+    fn deadline(&self, view: &PickView<'_>, range: ChunkRange) -> Option<Instant> {
+        let _ = (view, range);
+        None
+    }
 }
 
 #[cfg(test)]

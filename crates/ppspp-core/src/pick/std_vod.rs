@@ -71,17 +71,50 @@ impl StdVod {
     }
 }
 
-impl Picker for StdVod {
-    fn name(&self) -> &'static str {
-        "std-vod"
+/// How a pick walks the priority sets (see [`StdVod::pick_with`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Plan {
+    /// At most this many chunks from the high set first.
+    pub high_first: u64,
+    /// Whether a pick that found high-set chunks goes on to the mid and
+    /// low sets with the rest of its budget.
+    pub fill: bool,
+    /// After the mid and low sets, fill what is left from the high set.
+    pub high_last: bool,
+    /// When nothing is fresh, duplicate requests in order from the
+    /// playhead.
+    pub end_game: bool,
+}
+
+impl Plan {
+    /// std-vod's own: high, mid, low, then the end game.
+    pub const STANDARD: Plan = Plan {
+        high_first: u64::MAX,
+        fill: true,
+        high_last: false,
+        end_game: true,
+    };
+}
+
+impl StdVod {
+    /// The high set at `view`'s playhead, if any content is known.
+    pub fn high_set(&self, view: &PickView<'_>) -> Option<ChunkRange> {
+        let end = domain_end(view);
+        if end == 0 {
+            return None;
+        }
+        let playhead = view.playhead.map_or(0, |p| p.0).min(end - 1);
+        window(playhead, self.high, end)
     }
 
-    fn pick(
+    /// A pick that walks the sets as `plan` says.
+    pub fn pick_with(
         &mut self,
         view: &PickView<'_>,
         max_chunks: u64,
         rng: &mut dyn Rng,
         out: &mut Vec<ChunkRange>,
+        plan: Plan,
     ) {
         let end = domain_end(view);
         if max_chunks == 0 || end == 0 {
@@ -93,9 +126,12 @@ impl Picker for StdVod {
         let none = Binmap::new();
         let first = out.len();
         let mut budget = max_chunks;
-        if let Some(h) = high {
+        if let Some(h) = high.filter(|_| plan.high_first > 0) {
             let fresh = Candidates::fresh(view, &none);
-            budget -= fresh.take_runs(h.first().0, h.last().0, budget, out);
+            budget -= fresh.take_runs(h.first().0, h.last().0, budget.min(plan.high_first), out);
+        }
+        if !plan.fill && out.len() > first {
+            return;
         }
         clear(&mut self.picked);
         for &range in &out[first..] {
@@ -111,10 +147,34 @@ impl Picker for StdVod {
                 .low
                 .pick_fresh(view, budget, rng, out, Some(&self.picked));
         }
-        if budget == max_chunks {
+        if let Some(h) = high.filter(|_| plan.high_last && budget > 0) {
+            budget -= Candidates::fresh(view, &self.picked).take_runs(
+                h.first().0,
+                h.last().0,
+                budget,
+                out,
+            );
+        }
+        if plan.end_game && budget == max_chunks {
             Candidates::end_game(view, &none).take_wrapping(playhead, end, max_chunks, out);
         }
         clear(&mut self.picked);
+    }
+}
+
+impl Picker for StdVod {
+    fn name(&self) -> &'static str {
+        "std-vod"
+    }
+
+    fn pick(
+        &mut self,
+        view: &PickView<'_>,
+        max_chunks: u64,
+        rng: &mut dyn Rng,
+        out: &mut Vec<ChunkRange>,
+    ) {
+        self.pick_with(view, max_chunks, rng, out, Plan::STANDARD);
     }
 }
 

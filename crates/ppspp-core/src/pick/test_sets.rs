@@ -28,6 +28,7 @@ pub(crate) struct Sets {
     /// Whether the peer's chunks are in the counts (see `PickView`).
     pub peer_counted: bool,
     pub playhead: Option<u64>,
+    pub link: super::PeerLink,
 }
 
 impl Sets {
@@ -42,6 +43,7 @@ impl Sets {
             chunk_count: Some(1000),
             peer_counted: true,
             playhead: None,
+            link: super::PeerLink::default(),
         }
     }
 
@@ -74,6 +76,7 @@ impl Sets {
             peer_counted: self.peer_counted,
             playhead: self.playhead.map(ChunkIndex),
             dry: None,
+            link: self.link,
         }
     }
 

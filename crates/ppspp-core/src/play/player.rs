@@ -112,6 +112,12 @@ impl Player {
         self.end = Some(chunks);
     }
 
+    /// Stalls so far (a driver tells the endpoint of new ones, see
+    /// `Endpoint::note_stall`).
+    pub fn stall_count(&self) -> u32 {
+        self.stalls
+    }
+
     /// What the player is doing.
     pub fn state(&self) -> PlayerState {
         self.state

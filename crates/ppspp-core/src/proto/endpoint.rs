@@ -323,6 +323,14 @@ impl Endpoint {
         self.release(handle, channel, &released);
         self.released = released;
         self.released.clear();
+        if let Some(swarm) = self
+            .swarms
+            .get_mut(handle.0 as usize)
+            .and_then(Option::as_mut)
+        {
+            let channels = self.channels.iter_mut().filter(|(_, c)| c.swarm == handle);
+            super::fast::update(now, swarm, channels);
+        }
         if size_learned {
             self.recount_availability(handle);
         }
@@ -555,7 +563,15 @@ impl Endpoint {
             let mut released = std::mem::take(ctx.released);
             ch.on_timeout(&mut ctx, &mut released);
             let handle = ch.swarm;
+            let late = std::mem::take(&mut ch.late);
             self.released = released;
+            if let Some(s) = self.swarm_mut(handle) {
+                // Asked of two peers from now on: the second to answer
+                // hears CANCEL.
+                for r in late {
+                    s.doubled.set(r);
+                }
+            }
             self.wake(id);
             self.after_channel(now, handle, id, false);
         }
@@ -724,6 +740,38 @@ impl Endpoint {
     /// cursor into it: a player learns this way which chunks came when.
     pub fn verified_log(&self, swarm: SwarmHandle) -> &[ChunkIndex] {
         self.swarm(swarm).map_or(&[], |s| &s.have_log)
+    }
+
+    /// The swarm's player stalled at `now`: a picker with a fast-peer set
+    /// widens it (seed paper 000 eq. 2's x adapts to stalls).
+    pub fn note_stall(&mut self, swarm: SwarmHandle, now: Instant) {
+        if let Some(s) = self.swarm_mut(swarm) {
+            s.fast.on_stall(now);
+        }
+    }
+
+    /// Whether the swarm's player waits for data (prebuffering or
+    /// stalled): then every peer may be asked for urgent data, not only
+    /// the fast ones — nothing is more urgent than a player that shows
+    /// nothing.
+    pub fn set_player_waiting(&mut self, swarm: SwarmHandle, waiting: bool) {
+        if let Some(s) = self.swarm_mut(swarm) {
+            s.player_waiting = waiting;
+        }
+    }
+
+    /// The swarm's fast-peer set: the peers urgent data is asked of, if
+    /// the picker keeps one and any peer has been measured.
+    pub fn fast_peers(&self, swarm: SwarmHandle) -> Vec<SocketAddr> {
+        let Some(s) = self.swarm(swarm) else {
+            return Vec::new();
+        };
+        s.channels
+            .iter()
+            .filter_map(|id| self.channels.get(id))
+            .filter(|c| c.fast == Some(true))
+            .map(|c| c.peer)
+            .collect()
     }
 
     /// Sets where playback of `swarm` needs chunks next; streaming pickers

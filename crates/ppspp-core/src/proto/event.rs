@@ -97,6 +97,9 @@ pub struct SwarmStats {
     pub chunks_rejected: u64,
     /// Verified chunk bytes received.
     pub payload_bytes_received: u64,
+    /// Chunks received that we had already (end game, a request given to
+    /// another peer and answered by both, retransmissions): wasted download.
+    pub chunks_duplicate: u64,
     /// Chunk bytes sent.
     pub payload_bytes_sent: u64,
     /// Peers disconnected for bad data.

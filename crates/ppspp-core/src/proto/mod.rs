@@ -13,6 +13,7 @@ mod choke;
 mod config;
 mod endpoint;
 mod event;
+mod fast;
 mod integrity;
 mod pacer;
 pub mod pex;

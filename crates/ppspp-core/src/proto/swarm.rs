@@ -12,6 +12,7 @@ use crate::chunk::{ChunkIndex, ChunkRange, ChunkSize};
 use crate::hash::{Hash, HashFunction};
 use crate::merkle::{MerkleTree, PartialTree, VerifyError};
 use crate::pick::availability::Availability;
+use crate::pick::fast_peers::FastPeers;
 use crate::pick::Picker;
 use crate::storage::{Snapshot, Storage};
 use crate::time::Instant;
@@ -150,6 +151,13 @@ pub(crate) struct Swarm {
     pub next_rechoke: Instant,
     /// Where playback needs chunks next, when something plays.
     pub playhead: Option<ChunkIndex>,
+    /// The fast-peer set's state (seed paper 000 eq. 2), for pickers that
+    /// want one, and how many channels it holds.
+    pub fast: FastPeers,
+    pub fast_count: u64,
+    /// The player waits for data (prebuffering or stalled): every peer
+    /// may be asked for urgent data, fast or not.
+    pub player_waiting: bool,
 }
 
 impl Swarm {
@@ -189,6 +197,9 @@ impl Swarm {
             closing: false,
             next_rechoke: now,
             playhead: None,
+            fast: FastPeers::default(),
+            fast_count: 0,
+            player_waiting: false,
         }
     }
 

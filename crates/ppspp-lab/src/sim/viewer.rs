@@ -17,6 +17,8 @@ pub struct Viewer {
     seen: usize,
     /// The metrics, frozen when the peer left.
     frozen: Option<PlaybackStats>,
+    /// Stalls already told to the endpoint.
+    stalls_told: u32,
 }
 
 impl Viewer {
@@ -33,6 +35,7 @@ impl Viewer {
             player,
             seen: 0,
             frozen: None,
+            stalls_told: 0,
         }
     }
 
@@ -60,7 +63,12 @@ impl Viewer {
                 self.player.advance(now, have);
             }
         }
+        if self.player.stall_count() > self.stalls_told {
+            self.stalls_told = self.player.stall_count();
+            ep.note_stall(swarm, now);
+        }
         ep.set_playhead(swarm, Some(self.player.playhead(now)));
+        ep.set_player_waiting(swarm, self.player.state() == PlayerState::Prebuffering);
         self.player.poll_timeout()
     }
 

@@ -19,6 +19,7 @@ use super::{Ctx, EndpointConfig, SwarmHandle};
 use crate::binmap::Binmap;
 use crate::cc::{self, CongestionController, RttEstimator};
 use crate::chunk::{ChunkIndex, ChunkRange};
+use crate::pick::fast_peers::LinkEstimate;
 use crate::pick::DryBlocks;
 use crate::time::Instant;
 use crate::wire::{ChannelId, SwarmParams};
@@ -75,6 +76,22 @@ pub(crate) struct Channel {
 
     /// Downloading from the peer.
     pub outstanding: Outstanding,
+    /// Requests that timed out and were given to other peers, to CANCEL
+    /// here so the peer does not send them as well (RFC 7574 §3.8).
+    pub expired: Vec<ChunkRange>,
+    /// Requests past their deadline, handed to other peers at this timer
+    /// (the endpoint takes them).
+    pub late: Vec<ChunkRange>,
+    /// After a request timed out, no new requests until the peer answers
+    /// or this instant: otherwise the freed chunk — for a streaming picker
+    /// the most urgent one — goes straight back to the peer that did not
+    /// answer, before any other peer may pick it.
+    pub picks_paused_until: Instant,
+    /// What we measure of the peer's link for the fast-peer set (seed
+    /// paper 000 eq. 1), and whether the swarm last ranked it fast
+    /// (`None`: no set).
+    pub link: LinkEstimate,
+    pub fast: Option<bool>,
     pub req_cc: Box<dyn CongestionController>,
     pub req_rtt: RttEstimator,
     pub acks: Vec<(ChunkRange, i64)>,
@@ -194,6 +211,11 @@ impl Channel {
             choke_changed: now,
             requested_at: None,
             outstanding: Outstanding::default(),
+            expired: Vec::new(),
+            late: Vec::new(),
+            picks_paused_until: Instant::ZERO,
+            link: LinkEstimate::default(),
+            fast: None,
             req_cc: make(&ctx.config.request_congestion),
             req_rtt: RttEstimator::default(),
             acks: Vec::new(),
@@ -229,9 +251,16 @@ impl Channel {
         }
     }
 
-    /// How long a request may stay unanswered before it is asked elsewhere.
+    /// How long a request may stay unanswered before it is asked elsewhere:
+    /// the request round trip's timeout *without* backoff. Backing off
+    /// (RFC 6298 §5.5) protects a path from repeated retransmissions, but a
+    /// released chunk goes to another peer, and the request window already
+    /// shrinks on every expiry (`req_cc.on_timeout`). With the backoff, one
+    /// unanswered request on a lossy channel held a chunk for up to
+    /// `max_rto` (60 s) while other peers had it: a viewer in the E1
+    /// scenario waited 110 s for one chunk.
     pub fn request_timeout(&self) -> Duration {
-        self.req_rtt.rto().max(Duration::from_millis(500))
+        self.req_rtt.base_rto().max(Duration::from_millis(500))
     }
 
     /// The next instant at which the channel has timer work or may send,
@@ -255,7 +284,11 @@ impl Channel {
                 t = t.min(self.created + responder_patience(cfg));
             }
             State::Established => {
-                if !self.acks.is_empty() || self.third_due || self.choke_dirty {
+                if !self.acks.is_empty()
+                    || self.third_due
+                    || self.choke_dirty
+                    || !self.expired.is_empty()
+                {
                     return Some(now);
                 }
                 t = t.min(self.last_send + cfg.keepalive_interval);
@@ -267,6 +300,12 @@ impl Channel {
                 }
                 if let Some(o) = self.outstanding.oldest() {
                     t = t.min(o + self.request_timeout());
+                }
+                if let Some(d) = self.outstanding.next_deadline() {
+                    t = t.min(d);
+                }
+                if self.picks_paused_until > now {
+                    t = t.min(self.picks_paused_until);
                 }
                 if let Some(o) = self.inflight.oldest() {
                     t = t.min(o + self.rtt.rto());
@@ -315,6 +354,20 @@ impl Channel {
                 if released.len() > before {
                     self.req_cc.on_timeout(now);
                     self.req_rtt.on_timeout();
+                    self.expired.extend_from_slice(&released[before..]);
+                    self.picks_paused_until = now + self.request_timeout();
+                    let lost = released[before..].iter().map(|r| r.len()).sum();
+                    self.link.on_lost(lost);
+                }
+                // Urgent requests past their deadline are asked of other
+                // peers as well (seed paper 000 §III-C: "forward the same
+                // request to a different peer"), without a timeout's
+                // penalties — this peer may just be busy. They stay
+                // outstanding here; whichever copy arrives second is
+                // cancelled (the endpoint marks them doubled).
+                let before = released.len();
+                if self.outstanding.pass_deadlines(now, released) > 0 {
+                    self.late.extend_from_slice(&released[before..]);
                 }
                 let lost = self.inflight.expire(now, self.rtt.rto());
                 if lost > 0 {

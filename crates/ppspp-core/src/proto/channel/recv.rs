@@ -405,6 +405,7 @@ impl Channel {
         if swarm.have.contains(chunk) {
             // A duplicate (end game, or a retransmission): acknowledge it so
             // the sender's controller sees the delivery.
+            swarm.stats.chunks_duplicate += 1;
             self.outstanding.received(chunk);
             self.queue_ack(chunk, delay);
             return;
@@ -433,10 +434,24 @@ impl Channel {
                 let rtt = asked.map(|at| ctx.now.saturating_since(at));
                 if let Some(rtt) = rtt {
                     self.req_rtt.on_sample(rtt);
+                    // The peer answers again: ask it for more.
+                    self.picks_paused_until = Instant::ZERO;
+                    let more_asked = self.outstanding.count() > 0;
+                    self.link.on_data(ctx.now, data.len(), more_asked);
                 }
+                // The request window steers by the request's round trip,
+                // not by the DATA's one-way delay: requests wait in the
+                // peer's upload queue before their DATA is stamped, and
+                // only the round trip sees that wait. So the window keeps
+                // about LEDBAT's target of queueing at the peer, and a
+                // request (an urgent one re-asked here, say) is not queued
+                // behind seconds of others — the requester "notices an
+                // increasing delay in the responses and decreases the rate
+                // of its requests" (seed paper 000 §III-B). A chunk nobody
+                // asked for gives no sample.
                 let sample = AckSample {
                     bytes: unit,
-                    one_way_delay: Some(delay),
+                    one_way_delay: rtt.map(|r| r.as_micros().min(i64::MAX as u128) as i64),
                     rtt,
                     flight,
                 };

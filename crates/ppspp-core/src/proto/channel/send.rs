@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::hash::Hash;
-use crate::pick::PickView;
+use crate::pick::{PeerLink, PickView};
 use crate::proto::event::Event;
 use crate::proto::pex::may_share;
 use crate::proto::swarm::Swarm;
@@ -199,6 +199,17 @@ impl Channel {
     /// `Swarm::cancel_log`), so a channel looks at a few, not at every
     /// chunk that verifies.
     fn push_cancels(&mut self, swarm: &Swarm, w: &mut DatagramWriter<'_>) {
+        // Requests that timed out here went to other peers.
+        while let Some(&range) = self.expired.last() {
+            let specs: Vec<ChunkSpec> = self.specs_for(swarm, range).collect();
+            if w.remaining() < specs.len() * (1 + self.params.addressing.spec_len()) {
+                return;
+            }
+            for spec in specs {
+                let _ = w.push(&Message::Cancel(spec));
+            }
+            self.expired.pop();
+        }
         if self.outstanding.count() == 0 {
             self.cancel_cursor = swarm.cancel_log.len();
             return;
@@ -304,7 +315,11 @@ impl Channel {
     }
 
     fn push_requests(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>, w: &mut DatagramWriter<'_>) {
-        if self.choked_by_remote || swarm.is_complete() || self.remote_has.is_empty() {
+        if self.choked_by_remote
+            || swarm.is_complete()
+            || self.remote_has.is_empty()
+            || ctx.now < self.picks_paused_until
+        {
             return;
         }
         let cs = u64::from(swarm.chunk_size.bytes());
@@ -338,6 +353,13 @@ impl Channel {
             self.releases_seen = swarm.releases;
         }
         let chunk_count = swarm.integrity.chunk_count();
+        let link = PeerLink {
+            fast: self.fast.filter(|_| !swarm.player_waiting),
+            fast_count: swarm.fast_count,
+            window,
+            loss: self.link.loss_ratio(),
+            answer_time: self.request_timeout(),
+        };
         let view = PickView {
             now: ctx.now,
             chunk_count,
@@ -349,14 +371,19 @@ impl Channel {
             peer_counted: !self.remote_complete,
             playhead: swarm.playhead,
             dry: chunk_count.map(|n| self.dry.view(n)),
+            link,
         };
         swarm.picker.pick(&view, affordable, ctx.rng, &mut picked);
+        let deadlines: Vec<Option<Instant>> = picked
+            .iter()
+            .map(|&r| swarm.picker.deadline(&view, r))
+            .collect();
         self.pick_idle_until = if picked.is_empty() {
             ctx.now + PICK_IDLE
         } else {
             Instant::ZERO
         };
-        for range in picked {
+        for (range, deadline) in picked.into_iter().zip(deadlines) {
             let Some(range) = swarm.clamp(range) else {
                 continue;
             };
@@ -370,7 +397,7 @@ impl Channel {
                 // Room was checked above.
                 let _ = w.push(&Message::Request(spec));
             }
-            self.outstanding.add(range, ctx.now);
+            self.outstanding.add(range, ctx.now, deadline);
             if !swarm.requested.is_empty_range(range) {
                 // End game: asked from two peers, so whichever answers
                 // second must hear CANCEL.

@@ -1,0 +1,133 @@
+//! `swift-vod`: Libswift's download algorithm (seed paper 000 §III-C):
+//! std-vod's three priority sets, with urgent data asked only of fast
+//! peers.
+//!
+//! - **Fast peers** (§III-A, eq. 1–2): the swarm ranks its peers by
+//!   expected bandwidth and keeps the fewest whose sum reaches x times the
+//!   bitrate (see [`super::fast_peers`]); [`PickView::link`] says whether
+//!   this peer is one. While no peer has been measured, every peer counts
+//!   as fast.
+//! - **A fast peer** is asked for the high set, in order, at most
+//!   `min(W_ledbat/2, H/F)` chunks per pick (eq. 3: W the request window
+//!   to the peer, H the high set's size, F the number of fast peers) and
+//!   nothing else, so its queue stays short and urgent data comes on time;
+//!   only when the high set has nothing for it, the mid and low sets
+//!   rarest-first, then the end game.
+//! - **Any other peer** is asked for the mid and low sets, and for high-set
+//!   chunks only when it has nothing else we need (so a chunk that only a
+//!   slow peer has still comes), and never for end-game duplicates.
+//! - **Deadlines** (§III-C): a high-set request is due a safety margin
+//!   before the chunk plays, the margin growing with the peer's loss
+//!   ratio; a late request is given to another peer and cancelled at this
+//!   one (the channel does that, see `Outstanding::pass_deadlines`). The
+//!   playhead is taken to play now — a prebuffering or stalled player needs
+//!   it at once — and each later chunk one chunk-time after the previous.
+
+use std::time::Duration;
+
+use rand::Rng;
+
+use super::std_vod::{Plan, StdVod};
+use super::{MediaRate, PickView, Picker};
+use crate::chunk::ChunkRange;
+use crate::play::timing::Timing;
+use crate::time::Instant;
+
+/// The safety margin of a high-set deadline on a loss-free link (chosen).
+pub const SAFETY_MARGIN: Duration = Duration::from_secs(1);
+
+/// How much the loss ratio widens the margin: `margin = SAFETY_MARGIN ·
+/// (1 + LOSS_WEIGHT · L_r)` (chosen: 10 % loss doubles it).
+pub const LOSS_WEIGHT: f64 = 10.0;
+
+/// std-vod with fast peers, request sizing and deadlines (see the module
+/// documentation).
+#[derive(Debug)]
+pub struct SwiftVod {
+    sets: StdVod,
+    rate: MediaRate,
+    timing: Timing,
+}
+
+impl SwiftVod {
+    /// std-vod's windows at `rate`.
+    pub fn new(rate: MediaRate) -> Self {
+        SwiftVod {
+            sets: StdVod::new(rate),
+            rate,
+            timing: Timing::new(rate.chunk_size, rate.bitrate),
+        }
+    }
+
+    /// Windows of `high` and `mid` chunks, deadlines at `rate`.
+    pub fn with_windows(rate: MediaRate, high: u64, mid: u64) -> Self {
+        SwiftVod {
+            sets: StdVod::with_windows(high, mid),
+            rate,
+            timing: Timing::new(rate.chunk_size, rate.bitrate),
+        }
+    }
+
+    /// Eq. 3's request size for the high set, in chunks (at least one).
+    pub fn urgent_request_size(&self, view: &PickView<'_>) -> u64 {
+        let (h, _) = self.sets.windows();
+        let f = view.link.fast_count.max(1);
+        (view.link.window / 2).min(h.div_ceil(f)).max(1)
+    }
+}
+
+impl Picker for SwiftVod {
+    fn name(&self) -> &'static str {
+        "swift-vod"
+    }
+
+    fn pick(
+        &mut self,
+        view: &PickView<'_>,
+        max_chunks: u64,
+        rng: &mut dyn Rng,
+        out: &mut Vec<ChunkRange>,
+    ) {
+        let plan = if view.link.fast.unwrap_or(true) {
+            Plan {
+                high_first: self.urgent_request_size(view),
+                fill: false,
+                high_last: false,
+                end_game: true,
+            }
+        } else {
+            Plan {
+                high_first: 0,
+                fill: true,
+                high_last: true,
+                end_game: false,
+            }
+        };
+        self.sets.pick_with(view, max_chunks, rng, out, plan);
+    }
+
+    fn fast_peer_rate(&self) -> Option<MediaRate> {
+        Some(self.rate)
+    }
+
+    fn deadline(&self, view: &PickView<'_>, range: ChunkRange) -> Option<Instant> {
+        let playhead = view.playhead?;
+        let high = self.sets.high_set(view)?;
+        if range.first() > high.last() || range.last() < high.first() {
+            return None;
+        }
+        let ahead = range.first().0.saturating_sub(playhead.0);
+        let plays_at = view.now + Duration::from_micros(self.timing.span_us(ahead));
+        let margin = SAFETY_MARGIN.mul_f64(1.0 + LOSS_WEIGHT * view.link.loss.max(0.0));
+        let due = Instant::from_micros(
+            plays_at
+                .as_micros()
+                .saturating_sub(margin.as_micros() as u64),
+        );
+        Some(due.max(view.now + view.link.answer_time))
+    }
+}
+
+#[cfg(test)]
+#[path = "swift_vod_tests.rs"]
+mod tests;
