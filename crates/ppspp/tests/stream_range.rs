@@ -58,6 +58,13 @@ fn ranges_whole_head_and_unsatisfiable() {
     );
     assert_eq!(head.header("accept-ranges"), Some("bytes"));
     assert!(head.body.is_empty());
+    // Range is for GET only (RFC 7233 §3.1).
+    let head = s.request("HEAD", &s.path(), &[("Range", "bytes=0-9")]);
+    assert_eq!(head.status, 200);
+    assert_eq!(
+        head.header("content-length"),
+        Some(len.to_string().as_str())
+    );
 
     for spec in ["bytes=3145745-", "bytes=99999999-", "bytes=-0"] {
         let r = range(&s, spec);

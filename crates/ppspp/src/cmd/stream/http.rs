@@ -138,7 +138,12 @@ async fn content(gw: Arc<Gateway>, req: &Request<Incoming>) -> Response<Body> {
     let Some(len) = gw.content_len().await else {
         return plain(StatusCode::SERVICE_UNAVAILABLE, "the node has stopped");
     };
-    let header = req.headers().get(header::RANGE).map(HeaderValue::as_bytes);
+    // RFC 7233 §3.1: Range applies to GET only; a HEAD gets the whole
+    // representation's headers.
+    let header = (req.method() == Method::GET)
+        .then(|| req.headers().get(header::RANGE))
+        .flatten()
+        .map(HeaderValue::as_bytes);
     let (status, first, last) = match range::answer(header, len) {
         Answer::Full => (StatusCode::OK, 0, len - 1),
         Answer::Partial { first, last } => (StatusCode::PARTIAL_CONTENT, first, last),
