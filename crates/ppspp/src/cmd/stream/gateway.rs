@@ -100,10 +100,24 @@ impl Gateway {
     /// 7574 §5.6). `None` if the node stopped first.
     pub async fn content_len(&self) -> Option<u64> {
         let mut verified = self.verified.clone();
+        let mut fetching_last = false;
         loop {
             verified.borrow_and_update();
             if let Some(len) = self.storage.content_len() {
                 return Some(len);
+            }
+            // The peak hashes give the chunk count long before the length
+            // (RFC 7574 §5.6): fetch the last chunk next, as only it is
+            // missing to answer. The next request's own position takes
+            // over from there.
+            if !fetching_last {
+                if let Ok(Some(n)) = self.node.report(self.swarm).await.map(|r| r.chunk_count) {
+                    let last = ChunkIndex(n.saturating_sub(1));
+                    if self.node.set_playhead(self.swarm, Some(last)).is_ok() {
+                        self.play().chunk = None;
+                        fetching_last = true;
+                    }
+                }
             }
             if let Ok(Err(_)) = tokio::time::timeout(RECHECK, verified.changed()).await {
                 // The node stopped.
@@ -220,14 +234,15 @@ impl Gateway {
                 let n = match self.storage.read(ChunkIndex(c), &mut buf) {
                     Ok(n) => n as u64,
                     Err(e) => {
-                        // Verified chunks are on disk; failing to read one
-                        // back is a local problem the response cannot mend.
-                        tracing::warn!("cannot read chunk {c} back: {e}");
+                        // Verified chunks are stored; failing to read one
+                        // back is a local problem (disk, permissions) the
+                        // response cannot mend: say so, end the response.
+                        eprintln!("ppspp: warning: cannot read chunk {c} back: {e}");
                         return;
                     }
                 };
                 let base = c * cs;
-                let (lo, hi) = (pos - base, (last + 1 - base).min(n));
+                let (lo, hi) = (pos - base, (last.saturating_add(1) - base).min(n));
                 if lo >= hi {
                     return;
                 }

@@ -67,7 +67,7 @@ pub async fn serve(listener: TcpListener, gw: Arc<Gateway>) {
             Ok(c) => c,
             Err(e) => {
                 // Out of file descriptors and the like: back off, go on.
-                tracing::warn!("accept: {e}");
+                eprintln!("ppspp: warning: HTTP accept failed: {e}");
                 tokio::time::sleep(std::time::Duration::from_millis(100)).await;
                 continue;
             }
