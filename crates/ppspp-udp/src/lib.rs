@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod range;
 mod socket;
 
 use std::io;
@@ -18,7 +19,8 @@ use ppspp_core::proto::{
     Endpoint, EndpointConfig, EndpointStats, Event, SwarmHandle, SwarmSetup, SwarmStats,
 };
 use ppspp_core::time::Instant;
-use tokio::sync::{mpsc, oneshot};
+use ppspp_core::ChunkIndex;
+use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 pub use socket::BatchSocket;
@@ -53,6 +55,8 @@ enum Command {
     AddSwarm(Box<SwarmSetup>, oneshot::Sender<Option<SwarmHandle>>),
     Connect(SwarmHandle, SocketAddr),
     Report(SwarmHandle, oneshot::Sender<Option<Report>>),
+    SetPlayhead(SwarmHandle, Option<ChunkIndex>),
+    HaveRun(SwarmHandle, ChunkIndex, oneshot::Sender<Option<u64>>),
     Shutdown(oneshot::Sender<()>),
 }
 
@@ -61,6 +65,7 @@ enum Command {
 pub struct NodeHandle {
     commands: mpsc::UnboundedSender<Command>,
     local_addr: SocketAddr,
+    verified: watch::Receiver<u64>,
 }
 
 fn gone() -> io::Error {
@@ -102,6 +107,34 @@ impl NodeHandle {
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such swarm"))
     }
 
+    /// Sets where playback of `swarm` needs chunks next (`None`: nothing
+    /// plays); streaming pickers request from there first.
+    pub fn set_playhead(&self, swarm: SwarmHandle, playhead: Option<ChunkIndex>) -> io::Result<()> {
+        self.commands
+            .send(Command::SetPlayhead(swarm, playhead))
+            .map_err(|_| gone())
+    }
+
+    /// How many chunks of `swarm` from `chunk` on are verified and stored
+    /// without a gap (0 when `chunk` itself is missing), counting only up
+    /// to the last chunk once the chunk count is known.
+    pub async fn have_run(&self, swarm: SwarmHandle, chunk: ChunkIndex) -> io::Result<u64> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::HaveRun(swarm, chunk, tx))
+            .map_err(|_| gone())?;
+        rx.await
+            .map_err(|_| gone())?
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such swarm"))
+    }
+
+    /// A counter of chunks verified by the node (all swarms) since it
+    /// started, bumped as they verify: await `changed()` on it to wait for
+    /// progress without polling.
+    pub fn verified(&self) -> watch::Receiver<u64> {
+        self.verified.clone()
+    }
+
     /// Closes every channel (telling peers), writes every checkpoint and
     /// stops the node.
     pub async fn shutdown(&self) -> io::Result<()> {
@@ -127,12 +160,14 @@ pub async fn start(
     let local_addr = socket.local_addr()?;
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
+    let (verified_tx, verified_rx) = watch::channel(0);
     let endpoint = Endpoint::new(config.endpoint, config.seed);
-    let task = tokio::spawn(run(socket, endpoint, cmd_rx, ev_tx));
+    let task = tokio::spawn(run(socket, endpoint, cmd_rx, ev_tx, verified_tx));
     Ok((
         NodeHandle {
             commands: cmd_tx,
             local_addr,
+            verified: verified_rx,
         },
         ev_rx,
         task,
@@ -161,6 +196,7 @@ async fn run(
     mut ep: Endpoint,
     mut commands: mpsc::UnboundedReceiver<Command>,
     events: mpsc::UnboundedSender<Event>,
+    verified: watch::Sender<u64>,
 ) -> io::Result<()> {
     let clock = Clock(std::time::Instant::now());
     let mut shutdown: Option<(oneshot::Sender<()>, Instant)> = None;
@@ -183,6 +219,10 @@ async fn run(
         while let Some(e) = ep.poll_event() {
             let _ = events.send(e);
         }
+        // Wakes whoever waits for chunks (the HTTP gateway) only when some
+        // verified, so they never poll.
+        let count = verified_count(&ep);
+        verified.send_if_modified(|v| std::mem::replace(v, count) != count);
         if let Some((done, deadline)) = shutdown.take() {
             // Closing handshakes went out above; give them a moment, then stop.
             if now >= deadline || ep.channel_count() == 0 {
@@ -227,6 +267,26 @@ fn swarm_handles(ep: &Endpoint) -> Vec<SwarmHandle> {
     (0..u32::MAX).map_while(|i| ep.swarm_handle(i)).collect()
 }
 
+/// Chunks verified since the node started, over every swarm.
+fn verified_count(ep: &Endpoint) -> u64 {
+    (0..u32::MAX)
+        .map_while(|i| ep.swarm_handle(i))
+        .map(|h| ep.verified_log(h).len() as u64)
+        .sum()
+}
+
+/// Verified chunks from `chunk` on without a gap, within the content.
+fn have_run(ep: &Endpoint, swarm: SwarmHandle, chunk: ChunkIndex) -> Option<u64> {
+    let have = ep.have(swarm)?;
+    let (_, count) = ep.progress(swarm)?;
+    let end = match have.first_empty_from(chunk) {
+        Some(e) => e.0,
+        None => u64::MAX,
+    };
+    let end = count.map_or(end, |n| end.min(n));
+    Some(end.saturating_sub(chunk.0))
+}
+
 /// Applies a command; returns the shutdown acknowledgement to send once the
 /// node has stopped.
 fn apply(ep: &mut Endpoint, now: Instant, cmd: Command) -> Option<oneshot::Sender<()>> {
@@ -249,6 +309,10 @@ fn apply(ep: &mut Endpoint, now: Instant, cmd: Command) -> Option<oneshot::Sende
                 }
             });
             let _ = reply.send(report);
+        }
+        Command::SetPlayhead(swarm, playhead) => ep.set_playhead(swarm, playhead),
+        Command::HaveRun(swarm, chunk, reply) => {
+            let _ = reply.send(have_run(ep, swarm, chunk));
         }
         Command::Shutdown(done) => return Some(done),
     }

@@ -31,6 +31,8 @@ enum Command {
     Seed(cmd::seed::SeedArgs),
     /// Download a swarm's content from the given and discovered peers.
     Get(cmd::get::GetArgs),
+    /// Download a swarm and serve it over HTTP to a media player meanwhile.
+    Stream(cmd::stream::StreamArgs),
     /// The lab: run scenarios in the deterministic simulator.
     #[command(subcommand)]
     Lab(cmd::lab::LabCommand),
@@ -42,6 +44,7 @@ fn main() -> ExitCode {
         Command::Hash(args) => cmd::hash::run(&args),
         Command::Seed(args) => cmd::seed::run(&args),
         Command::Get(args) => cmd::get::run(&args),
+        Command::Stream(args) => cmd::stream::run(&args),
         Command::Lab(cmd) => cmd::lab::run(&cmd),
     };
     match result {

@@ -6,4 +6,5 @@ pub mod hash;
 pub mod lab;
 pub mod node;
 pub mod seed;
+pub mod stream;
 pub mod url;

@@ -1,0 +1,188 @@
+//! The HTTP/1.1 side of the gateway: `GET`/`HEAD /<swarm-id>` serves the
+//! content with byte ranges (RFC 7233), `GET /<swarm-id>/stats` the live
+//! status as JSON.
+
+use std::convert::Infallible;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::task::{Context, Poll};
+
+use bytes::Bytes;
+use hyper::body::{Frame, Incoming, SizeHint};
+use hyper::header::{self, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use ppspp_udp::range::{self, Answer};
+use tokio::net::TcpListener;
+use tokio::sync::mpsc;
+
+use super::gateway::Gateway;
+use super::stats;
+
+/// Pieces buffered between a response's pump and its connection: the
+/// pump waits (and the playhead stays put) while the player does not read.
+const PIECES_IN_FLIGHT: usize = 4;
+
+/// A response body: fixed bytes, or pieces streamed as chunks verify.
+pub enum Body {
+    /// All of it at once (possibly nothing).
+    Full(Option<Bytes>),
+    /// Pieces from a pump; the end of the channel ends the body.
+    Stream(mpsc::Receiver<Bytes>),
+}
+
+impl hyper::body::Body for Body {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        match self.get_mut() {
+            Body::Full(b) => Poll::Ready(b.take().map(|b| Ok(Frame::data(b)))),
+            Body::Stream(rx) => rx.poll_recv(cx).map(|p| p.map(|b| Ok(Frame::data(b)))),
+        }
+    }
+
+    fn is_end_stream(&self) -> bool {
+        matches!(self, Body::Full(None))
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        match self {
+            Body::Full(b) => SizeHint::with_exact(b.as_ref().map_or(0, |b| b.len() as u64)),
+            Body::Stream(_) => SizeHint::default(),
+        }
+    }
+}
+
+/// Accepts connections until the listener fails; each connection is served
+/// on its own task.
+pub async fn serve(listener: TcpListener, gw: Arc<Gateway>) {
+    loop {
+        let (tcp, peer) = match listener.accept().await {
+            Ok(c) => c,
+            Err(e) => {
+                // Out of file descriptors and the like: back off, go on.
+                eprintln!("ppspp: warning: HTTP accept failed: {e}");
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let _ = tcp.set_nodelay(true);
+        let gw = gw.clone();
+        tokio::spawn(async move {
+            let svc = service_fn(move |req| {
+                let gw = gw.clone();
+                async move { Ok::<_, Infallible>(route(gw, req).await) }
+            });
+            // A player closing the connection mid-body is how players seek
+            // and quit: not worth more than a debug line.
+            if let Err(e) = http1::Builder::new()
+                .serve_connection(TokioIo::new(tcp), svc)
+                .await
+            {
+                tracing::debug!("connection from {peer}: {e}");
+            }
+        });
+    }
+}
+
+fn plain(status: StatusCode, text: &str) -> Response<Body> {
+    let mut r = Response::new(Body::Full(Some(Bytes::from(format!("{text}\n")))));
+    *r.status_mut() = status;
+    r.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    r
+}
+
+async fn route(gw: Arc<Gateway>, req: Request<Incoming>) -> Response<Body> {
+    let path = req.uri().path().trim_start_matches('/');
+    let (id, rest) = path.split_once('/').unwrap_or((path, ""));
+    if !id.eq_ignore_ascii_case(&gw.id) || !matches!(rest, "" | "stats") {
+        return plain(StatusCode::NOT_FOUND, "no such swarm here");
+    }
+    if req.method() != Method::GET && req.method() != Method::HEAD {
+        let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD");
+        r.headers_mut()
+            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+        return r;
+    }
+    if rest == "stats" {
+        return match stats::document(&gw).await {
+            Some(doc) => {
+                let mut r = Response::new(Body::Full(Some(Bytes::from(doc.to_string()))));
+                r.headers_mut().insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+                r.headers_mut()
+                    .insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+                r
+            }
+            None => plain(StatusCode::SERVICE_UNAVAILABLE, "the node has stopped"),
+        };
+    }
+    content(gw, &req).await
+}
+
+/// The content, whole or one range of it.
+async fn content(gw: Arc<Gateway>, req: &Request<Incoming>) -> Response<Body> {
+    // The length goes in Content-Length and Content-Range before any byte,
+    // so a request waits until it is known.
+    let Some(len) = gw.content_len().await else {
+        return plain(StatusCode::SERVICE_UNAVAILABLE, "the node has stopped");
+    };
+    // RFC 7233 §3.1: Range applies to GET only; a HEAD gets the whole
+    // representation's headers.
+    let header = (req.method() == Method::GET)
+        .then(|| req.headers().get(header::RANGE))
+        .flatten()
+        .map(HeaderValue::as_bytes);
+    let (status, first, last) = match range::answer(header, len) {
+        Answer::Full => (StatusCode::OK, 0, len - 1),
+        Answer::Partial { first, last } => (StatusCode::PARTIAL_CONTENT, first, last),
+        Answer::Unsatisfiable => {
+            // RFC 7233 §4.4: say the current length in an unsatisfied
+            // Content-Range.
+            let mut r = plain(StatusCode::RANGE_NOT_SATISFIABLE, "range not satisfiable");
+            if let Ok(v) = HeaderValue::from_str(&format!("bytes */{len}")) {
+                r.headers_mut().insert(header::CONTENT_RANGE, v);
+            }
+            r.headers_mut()
+                .insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+            return r;
+        }
+    };
+    let body = if req.method() == Method::HEAD {
+        // A HEAD says nothing about where playback is: the playhead stays.
+        Body::Full(None)
+    } else {
+        let seq = gw.begin(first);
+        let (tx, rx) = mpsc::channel(PIECES_IN_FLIGHT);
+        tokio::spawn(gw.clone().pump(seq, first, last, tx));
+        Body::Stream(rx)
+    };
+    let mut r = Response::new(body);
+    *r.status_mut() = status;
+    let h = r.headers_mut();
+    // RFC 7233 §2.3: tell players they may seek with ranges.
+    h.insert(header::ACCEPT_RANGES, HeaderValue::from_static("bytes"));
+    h.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/octet-stream"),
+    );
+    h.insert(header::CONTENT_LENGTH, HeaderValue::from(last - first + 1));
+    if status == StatusCode::PARTIAL_CONTENT {
+        // RFC 7233 §4.2: first-last/complete-length, inclusive positions.
+        if let Ok(v) = HeaderValue::from_str(&format!("bytes {first}-{last}/{len}")) {
+            h.insert(header::CONTENT_RANGE, v);
+        }
+    }
+    r
+}

@@ -1,0 +1,247 @@
+//! `ppspp stream URL|SWARM-ID`: download a swarm like `get` and serve it
+//! over HTTP to a media player while it downloads, fetching first what the
+//! player asks for.
+
+mod gateway;
+mod http;
+mod stats;
+mod storage;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::process::ExitStatus;
+use std::sync::Arc;
+
+use anyhow::{anyhow, bail, Context, Result};
+use clap::{Args, ValueEnum};
+use ppspp_core::pick::{self, MediaRate};
+use ppspp_core::play::Bitrate;
+use ppspp_core::proto::{Event, SwarmSetup};
+use ppspp_core::ChunkIndex;
+use ppspp_store::{FileStorage, SwarmMeta};
+use tokio::net::TcpListener;
+
+use super::args;
+use super::node::{node_config, runtime};
+use super::url::SwarmUrl;
+use gateway::Gateway;
+use storage::SharedStorage;
+
+/// Media players `--player` can start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Player {
+    /// mpv
+    Mpv,
+    /// VLC
+    Vlc,
+    /// ffplay (from FFmpeg)
+    Ffplay,
+}
+
+impl Player {
+    fn program(self) -> &'static str {
+        match self {
+            Player::Mpv => "mpv",
+            Player::Vlc => "vlc",
+            Player::Ffplay => "ffplay",
+        }
+    }
+}
+
+/// Arguments of `ppspp stream`.
+#[derive(Debug, Args)]
+pub struct StreamArgs {
+    /// A swarm URL (ppspp://HOST:PORT/<root>?cs=…&hf=…&cl=…) or a bare swarm id.
+    pub target: String,
+    /// A peer to download from (repeatable); peers found through PEX are used too.
+    #[arg(long = "peer")]
+    pub peers: Vec<SocketAddr>,
+    /// Address to serve HTTP on; the content is at http://ADDR/<swarm-id>.
+    #[arg(long, default_value = "127.0.0.1:0")]
+    pub http: SocketAddr,
+    /// Start this player on the HTTP URL; exit when it exits.
+    #[arg(long, value_enum)]
+    pub player: Option<Player>,
+    /// Download scheduling (std-vod and linear fetch from the playback position).
+    #[arg(long, default_value = "std-vod")]
+    pub algorithm: String,
+    /// The media bitrate: sizes std-vod's windows and the buffer in seconds.
+    #[arg(long, default_value = "1Mbit/s", value_parser = args::rate)]
+    pub bitrate: u64,
+    /// Where to keep the content (a checkpoint goes beside it, PATH.ppspp);
+    /// default: the user's cache directory, named by the swarm id.
+    #[arg(long, short)]
+    pub output: Option<PathBuf>,
+    /// Address to listen on (UDP); other peers fetch from us meanwhile.
+    #[arg(long, default_value = "0.0.0.0:0")]
+    pub listen: SocketAddr,
+    /// Upload limit, e.g. 2MB/s or 8Mbit/s.
+    #[arg(long, value_parser = args::rate)]
+    pub upload_limit: Option<u64>,
+    /// Download limit, e.g. 2MB/s or 8Mbit/s.
+    #[arg(long, value_parser = args::rate)]
+    pub download_limit: Option<u64>,
+    /// Peers served at once; the others are choked and take turns (0: all).
+    #[arg(long, default_value = "0")]
+    pub upload_slots: usize,
+}
+
+/// `$XDG_CACHE_HOME/ppspp/<id>` (or `~/.cache/ppspp/<id>`, or the temp
+/// directory): the same swarm resumes from the same place next time.
+fn default_output(id: &str) -> Result<PathBuf> {
+    let base = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|v| !v.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir)
+        .join("ppspp");
+    std::fs::create_dir_all(&base).with_context(|| format!("cannot create {}", base.display()))?;
+    Ok(base.join(id))
+}
+
+/// Downloads and serves the swarm over HTTP until interrupted or until the
+/// player exits.
+pub fn run(args: &StreamArgs) -> Result<()> {
+    let url = SwarmUrl::parse(&args.target).map_err(|e| anyhow!(e))?;
+    let mut peers: Vec<SocketAddr> = url
+        .peer
+        .into_iter()
+        .chain(args.peers.iter().copied())
+        .collect();
+    peers.dedup();
+    if peers.is_empty() {
+        bail!("no peer to download from: give a URL with an address or --peer ADDR");
+    }
+    // The rate parser gives bytes per second; media bitrates are bits.
+    let bitrate = Bitrate(args.bitrate.saturating_mul(8));
+    let rate = MediaRate {
+        chunk_size: url.chunk_size,
+        bitrate,
+    };
+    let picker = pick::by_name_for(&args.algorithm, rate).ok_or_else(|| {
+        anyhow!(
+            "unknown algorithm '{}' (known: {})",
+            args.algorithm,
+            pick::NAMES.join(", ")
+        )
+    })?;
+    let id = url.root.to_hex();
+    let output = match &args.output {
+        Some(p) => p.clone(),
+        None => default_output(&id)?,
+    };
+    let mut meta = SwarmMeta::new(url.hash, url.root, url.chunk_size);
+    if let Some(cl) = url.content_len {
+        meta = meta.with_content_len(cl);
+    }
+    let out = output.display();
+    let (storage, resume) =
+        FileStorage::open_download(&output, &meta).with_context(|| format!("cannot open {out}"))?;
+    if let Some(w) = &resume.warning {
+        eprintln!("ppspp: warning: {w}");
+    }
+    let storage = SharedStorage::new(storage);
+    let setup = SwarmSetup::resume(resume.tree, resume.have, Box::new(storage.clone()), picker);
+    let rt = runtime()?;
+    let result = rt.block_on(async {
+        let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
+        config.endpoint.upload_slots = args.upload_slots;
+        let (node, mut events, task) = ppspp_udp::start(config)
+            .await
+            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let swarm = node.add_swarm(setup).await?;
+        // Players start at the beginning; fetch from there until one asks
+        // for something else.
+        node.set_playhead(swarm, Some(ChunkIndex(0)))?;
+        for p in &peers {
+            node.connect(swarm, *p)?;
+        }
+        let listener = TcpListener::bind(args.http)
+            .await
+            .with_context(|| format!("cannot serve HTTP on {}", args.http))?;
+        let mut local = listener.local_addr()?;
+        if local.ip().is_unspecified() {
+            local.set_ip(Ipv4Addr::LOCALHOST.into());
+        }
+        let http_url = format!("http://{local}/{id}");
+        let gw = Arc::new(Gateway::new(
+            node.clone(),
+            swarm,
+            storage,
+            url.chunk_size.bytes_u64(),
+            id,
+            bitrate.bps(),
+        ));
+        tokio::spawn(http::serve(listener, gw.clone()));
+        tokio::spawn(stats::sample(gw));
+        println!("{http_url}");
+        use std::io::Write;
+        std::io::stdout().flush()?;
+        eprintln!("ppspp: serving {http_url} (status at {http_url}/stats), content in {out}");
+        let player = match args.player {
+            Some(p) => Some(spawn_player(p, &http_url)?),
+            None => None,
+        };
+        let outcome = tokio::select! {
+            r = tokio::signal::ctrl_c() => r.map_err(anyhow::Error::from),
+            r = async {
+                match player {
+                    Some((p, h)) => Some((p, h.await)),
+                    None => std::future::pending().await,
+                }
+            } => match r {
+                Some((p, Ok(Ok(status)))) => player_outcome(p, status),
+                Some((p, Ok(Err(e)))) => Err(anyhow!("waiting for {}: {e}", p.program())),
+                Some((_, Err(e))) => Err(anyhow!(e)),
+                None => Ok(()),
+            },
+            r = async {
+                loop {
+                    match events.recv().await {
+                        Some(Event::StorageError { error, .. }) => {
+                            return Err(anyhow!("cannot store the content: {error}"));
+                        }
+                        Some(Event::Complete { .. }) => {
+                            eprintln!("ppspp: download complete; serving until interrupted");
+                        }
+                        Some(_) => {}
+                        None => return Err(anyhow!("the node stopped")),
+                    }
+                }
+            } => r,
+        };
+        node.shutdown().await?;
+        task.await??;
+        outcome
+    });
+    // A player still running after Ctrl-C (it got the signal too) must not
+    // keep us waiting on the thread that waits for it.
+    rt.shutdown_timeout(std::time::Duration::from_millis(100));
+    result
+}
+
+type Waiter = tokio::task::JoinHandle<std::io::Result<ExitStatus>>;
+
+/// Starts the player on `url`; a player that is not installed is a clear
+/// error, not a bare "No such file or directory".
+fn spawn_player(p: Player, url: &str) -> Result<(Player, Waiter)> {
+    let program = p.program();
+    let mut child = std::process::Command::new(program)
+        .arg(url)
+        .spawn()
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::NotFound => {
+                anyhow!("cannot start {program}: it is not installed (not found on PATH)")
+            }
+            _ => anyhow!("cannot start {program}: {e}"),
+        })?;
+    Ok((p, tokio::task::spawn_blocking(move || child.wait())))
+}
+
+fn player_outcome(p: Player, status: ExitStatus) -> Result<()> {
+    if status.success() {
+        Ok(())
+    } else {
+        Err(anyhow!("{} exited with {status}", p.program()))
+    }
+}
