@@ -109,7 +109,7 @@ figure{margin:1em 0}img{max-width:100%;border:1px solid #ddd}\
 pre{background:#f7f7f7;border:1px solid #ddd;padding:0.8em;overflow:auto}\
 .nodata{color:#888;font-style:italic}";
 
-fn table(out: &mut String, head: &[&str], rows: &[Vec<String>]) {
+pub(crate) fn table(out: &mut String, head: &[&str], rows: &[Vec<String>]) {
     out.push_str("<table>\n<thead><tr>");
     for h in head {
         let _ = write!(out, "<th>{}</th>", escape(h));
@@ -271,15 +271,22 @@ const FIGURES: [(&str, &str, &str); 4] = [
 ];
 
 /// Renders the page.
-pub(crate) fn render(page: &Page) -> String {
-    let title = escape(page.title);
+/// The start of a page titled `title` (unescaped): head, style, heading.
+pub(crate) fn page_head(title: &str) -> String {
+    let title = escape(title);
     let mut o = String::new();
     let _ = write!(
         o,
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <title>{title}</title>\n<style>{STYLE}</style>\n</head>\n<body>\n\
-         <h1>{title}</h1>\n<p>ppspp lab results report.</p>\n"
+         <h1>{title}</h1>\n"
     );
+    o
+}
+
+pub(crate) fn render(page: &Page) -> String {
+    let mut o = page_head(page.title);
+    o.push_str("<p>ppspp lab results report.</p>\n");
 
     o.push_str("<h2>Summary</h2>\n");
     match page.summary {

@@ -12,6 +12,8 @@ mod csv;
 mod html;
 mod plots;
 mod stats;
+mod sweep;
+mod sweep_plots;
 #[cfg(test)]
 mod tests;
 
@@ -24,6 +26,7 @@ use serde_json::Value;
 pub use csv::split_line;
 pub use html::escape;
 pub use stats::{ccdf, cdf, quantile, steps};
+pub use sweep::{write_sweep_report, SWEEP_HTML, SWEEP_SUMMARY_CSV};
 
 use plots::Line;
 

@@ -17,9 +17,9 @@ pub(crate) struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
-const SIZE: (u32, u32) = (800, 500);
+pub(crate) const SIZE: (u32, u32) = (800, 500);
 const PROGRESS_SIZE: (u32, u32) = (800, 640);
-const FONT: &str = "sans-serif";
+pub(crate) const FONT: &str = "sans-serif";
 
 /// Tableau-10: distinguishable line colours.
 const PALETTE: [RGBColor; 10] = [
@@ -35,12 +35,12 @@ const PALETTE: [RGBColor; 10] = [
     RGBColor(23, 190, 207),
 ];
 
-fn color(i: usize) -> RGBColor {
+pub(crate) fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
 
 /// `max` if positive and finite, else 1 (a usable axis end).
-fn span(max: f64) -> f64 {
+pub(crate) fn span(max: f64) -> f64 {
     if max.is_finite() && max > 0.0 {
         max
     } else {
@@ -74,12 +74,21 @@ pub(crate) fn fallback_svg(title: &str, msg: &str) -> String {
 /// [`cdf`](super::stats::cdf) points; a group without completions still
 /// gets its legend entry.
 pub(crate) fn completion_cdf_svg(lines: &[Line]) -> PlotResult {
+    cdf_svg(
+        lines,
+        [
+            "Download time CDF (leechers, per group)",
+            "Download time CDF: no completed downloads",
+        ],
+        ["download time (s)", "fraction of the group's leechers done"],
+    )
+}
+
+/// A step-line CDF plot of `lines` ([`cdf`](super::stats::cdf) points):
+/// `captions` with and without data, `axes` the x and y descriptions.
+pub(crate) fn cdf_svg(lines: &[Line], captions: [&str; 2], axes: [&str; 2]) -> PlotResult {
     let empty = lines.iter().all(|l| l.points.is_empty());
-    let caption = if empty {
-        "Download time CDF: no completed downloads".to_string()
-    } else {
-        "Download time CDF (leechers, per group)".to_string()
-    };
+    let caption = if empty { captions[1] } else { captions[0] };
     let xmax = span(max_x(lines)) * 1.05;
     let mut buf = String::new();
     {
@@ -93,8 +102,8 @@ pub(crate) fn completion_cdf_svg(lines: &[Line]) -> PlotResult {
             .build_cartesian_2d(0.0..xmax, 0.0..1.02)?;
         chart
             .configure_mesh()
-            .x_desc("download time (s)")
-            .y_desc("fraction of the group's leechers done")
+            .x_desc(axes[0])
+            .y_desc(axes[1])
             .draw()?;
         for (i, line) in lines.iter().enumerate() {
             let mut pts = Vec::with_capacity(line.points.len() * 2 + 2);

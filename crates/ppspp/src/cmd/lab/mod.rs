@@ -13,6 +13,16 @@ pub enum LabCommand {
     Run(run::RunArgs),
     /// Run a scenario over a grid of parameter values and seeds.
     Sweep(sweep::SweepArgs),
+    /// Write the report of a results folder again: a sweep's (sweep.html)
+    /// if it holds sweep.csv, else a run's (report.html).
+    Report(ReportArgs),
+}
+
+/// Arguments of `ppspp lab report`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// A run's or a sweep's results folder.
+    pub dir: std::path::PathBuf,
 }
 
 /// Runs a `ppspp lab` subcommand.
@@ -20,5 +30,21 @@ pub fn run(cmd: &LabCommand) -> anyhow::Result<()> {
     match cmd {
         LabCommand::Run(a) => run::run(a),
         LabCommand::Sweep(a) => sweep::run(a),
+        LabCommand::Report(a) => {
+            let (written, file) = if a.dir.join("sweep.csv").is_file() {
+                (
+                    ppspp_lab::report::write_sweep_report(&a.dir),
+                    ppspp_lab::report::SWEEP_HTML,
+                )
+            } else {
+                (
+                    ppspp_lab::report::write_report(&a.dir),
+                    ppspp_lab::report::REPORT_HTML,
+                )
+            };
+            written.map_err(|e| anyhow::anyhow!("{}: {e}", a.dir.display()))?;
+            println!("{}", a.dir.join(file).display());
+            Ok(())
+        }
     }
 }

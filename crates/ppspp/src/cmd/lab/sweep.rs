@@ -173,7 +173,13 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     }
     std::fs::write(out.join("sweep.csv"), &csv)?;
     print!("{csv}");
-    println!("results in {}", out.display());
+    ppspp_lab::report::write_sweep_report(&out)
+        .with_context(|| format!("cannot write the sweep report in {}", out.display()))?;
+    println!(
+        "results in {} (report: {})",
+        out.display(),
+        out.join(ppspp_lab::report::SWEEP_HTML).display()
+    );
     if !failed.is_empty() {
         bail!(
             "{} of {total} runs failed:\n{}",
