@@ -10,20 +10,24 @@
 
 pub mod range;
 mod socket;
+mod viewers;
 
 use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use ppspp_core::play::PlayerConfig;
 use ppspp_core::proto::{
     Endpoint, EndpointConfig, EndpointStats, Event, SwarmHandle, SwarmSetup, SwarmStats,
 };
 use ppspp_core::time::Instant;
-use ppspp_core::ChunkIndex;
+use ppspp_core::{ChunkIndex, ChunkSize};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 
 pub use socket::BatchSocket;
+pub use viewers::Playback;
+use viewers::Viewers;
 
 /// How a node is set up.
 #[derive(Clone, Debug)]
@@ -49,6 +53,9 @@ pub struct Report {
     pub stats: SwarmStats,
     /// The endpoint's counters.
     pub endpoint: EndpointStats,
+    /// What the swarm's viewer sees, when it is watched
+    /// ([`NodeHandle::watch`]).
+    pub playback: Option<Playback>,
 }
 
 enum Command {
@@ -57,6 +64,8 @@ enum Command {
     Report(SwarmHandle, oneshot::Sender<Option<Report>>),
     SetPlayhead(SwarmHandle, Option<ChunkIndex>),
     HaveRun(SwarmHandle, ChunkIndex, oneshot::Sender<Option<u64>>),
+    Watch(SwarmHandle, PlayerConfig, ChunkSize, bool),
+    Seek(SwarmHandle, ChunkIndex),
     Shutdown(oneshot::Sender<()>),
 }
 
@@ -135,6 +144,31 @@ impl NodeHandle {
         self.verified.clone()
     }
 
+    /// Runs the player model on `swarm` from now on ([`Report::playback`]):
+    /// it plays the content at `config`'s bitrate once its prebuffer is
+    /// there, stalls when the next chunk is missing, and tells the pickers
+    /// when it waits. `steer`: its playhead steers the pickers; without
+    /// it, [`NodeHandle::set_playhead`] does.
+    pub fn watch(
+        &self,
+        swarm: SwarmHandle,
+        config: PlayerConfig,
+        chunk_size: ChunkSize,
+        steer: bool,
+    ) -> io::Result<()> {
+        self.commands
+            .send(Command::Watch(swarm, config, chunk_size, steer))
+            .map_err(|_| gone())
+    }
+
+    /// The viewer of `swarm` jumps to `chunk` (a seek: it waits for a
+    /// prebuffer there, which is not a stall).
+    pub fn seek(&self, swarm: SwarmHandle, chunk: ChunkIndex) -> io::Result<()> {
+        self.commands
+            .send(Command::Seek(swarm, chunk))
+            .map_err(|_| gone())
+    }
+
     /// Closes every channel (telling peers), writes every checkpoint and
     /// stops the node.
     pub async fn shutdown(&self) -> io::Result<()> {
@@ -200,6 +234,7 @@ async fn run(
 ) -> io::Result<()> {
     let clock = Clock(std::time::Instant::now());
     let mut shutdown: Option<(oneshot::Sender<()>, Instant)> = None;
+    let mut viewers = Viewers::default();
     loop {
         let now = clock.now();
         socket.recv_ready(|from, d| ep.handle_datagram(now, from, d))?;
@@ -219,6 +254,7 @@ async fn run(
         while let Some(e) = ep.poll_event() {
             let _ = events.send(e);
         }
+        let player_due = viewers.update(now, &mut ep);
         // Wakes whoever waits for chunks (the HTTP gateway) only when some
         // verified, so they never poll.
         let count = verified_count(&ep);
@@ -235,7 +271,11 @@ async fn run(
             tokio::task::yield_now().await;
             continue;
         }
-        let wake = ep.poll_timeout().map(|t| clock.at(t));
+        let wake = match (ep.poll_timeout(), player_due) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+        .map(|t| clock.at(t));
         let sleep = async {
             match wake {
                 Some(t) => tokio::time::sleep_until(t).await,
@@ -249,7 +289,7 @@ async fn run(
                 None => return Ok(()),
                 Some(cmd) => {
                     let now = clock.now();
-                    if let Some(done) = apply(&mut ep, now, cmd) {
+                    if let Some(done) = apply(&mut ep, &mut viewers, now, cmd) {
                         for h in swarm_handles(&ep) {
                             ep.close_swarm(h);
                             let _ = ep.checkpoint(now, h);
@@ -289,7 +329,12 @@ fn have_run(ep: &Endpoint, swarm: SwarmHandle, chunk: ChunkIndex) -> Option<u64>
 
 /// Applies a command; returns the shutdown acknowledgement to send once the
 /// node has stopped.
-fn apply(ep: &mut Endpoint, now: Instant, cmd: Command) -> Option<oneshot::Sender<()>> {
+fn apply(
+    ep: &mut Endpoint,
+    viewers: &mut Viewers,
+    now: Instant,
+    cmd: Command,
+) -> Option<oneshot::Sender<()>> {
     match cmd {
         Command::AddSwarm(setup, reply) => {
             let _ = reply.send(ep.add_swarm(now, *setup));
@@ -306,6 +351,7 @@ fn apply(ep: &mut Endpoint, now: Instant, cmd: Command) -> Option<oneshot::Sende
                     complete: ep.is_complete(swarm),
                     stats,
                     endpoint: ep.stats().clone(),
+                    playback: viewers.playback(now, ep, swarm),
                 }
             });
             let _ = reply.send(report);
@@ -314,6 +360,10 @@ fn apply(ep: &mut Endpoint, now: Instant, cmd: Command) -> Option<oneshot::Sende
         Command::HaveRun(swarm, chunk, reply) => {
             let _ = reply.send(have_run(ep, swarm, chunk));
         }
+        Command::Watch(swarm, config, chunk_size, steer) => {
+            viewers.watch(now, ep, swarm, config, chunk_size, steer);
+        }
+        Command::Seek(swarm, chunk) => viewers.seek(now, ep, swarm, chunk),
         Command::Shutdown(done) => return Some(done),
     }
     None

@@ -153,7 +153,10 @@ fn sweep_runs_the_grid_and_writes_one_table() {
     // `ppspp lab report` writes it again.
     let summary = std::fs::read_to_string(out.join("sweep_summary.csv")).unwrap();
     assert_eq!(summary.lines().count(), 3, "{summary}");
-    assert!(summary.lines().nth(1).unwrap().starts_with("100KB,2,"), "{summary}");
+    assert!(
+        summary.lines().nth(1).unwrap().starts_with("100KB,2,"),
+        "{summary}"
+    );
     std::fs::remove_file(out.join("sweep.html")).unwrap();
     let o = ppspp(&["lab", "report", out.to_str().unwrap()]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

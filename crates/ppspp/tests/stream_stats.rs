@@ -46,9 +46,21 @@ fn stats_and_a_player_that_hangs_up() {
         "peers_connected",
         "stalls",
         "stall_time_s",
+        "player",
+        "waits",
+        "wait_time_s",
     ] {
         assert!(!st[key].is_null(), "{key} missing: {st}");
     }
+    // The player model watches from the first request.
+    let player = &st["player"];
+    let state = player["state"].as_str().unwrap_or_default();
+    assert!(
+        ["prebuffering", "playing", "stalled", "ended"].contains(&state),
+        "{st}"
+    );
+    assert_eq!(player["stalls"], st["stalls"]);
+    assert!(player["playhead_chunk"].as_u64().is_some(), "{st}");
     assert_eq!(st["content_length"], len as u64);
     assert_eq!(st["chunk_size"], 1024);
     assert_eq!(st["chunks_total"], (len / 1024) as u64);

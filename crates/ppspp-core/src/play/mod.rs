@@ -12,8 +12,10 @@
 
 mod player;
 pub(crate) mod timing;
+mod viewer;
 
 pub use player::{PlaybackStats, Player, PlayerState};
+pub use viewer::Viewer;
 
 use std::time::Duration;
 

@@ -18,7 +18,6 @@ pub mod peer;
 pub mod plan;
 pub mod trace;
 pub mod tracker;
-pub mod viewer;
 
 use std::time::Duration;
 

@@ -30,13 +30,13 @@ use super::peer::{addr_of, host_of, Peer};
 use super::plan::{Leave, PeerPlan};
 use super::trace::{Kind, Record};
 use super::tracker::Tracker;
-use super::viewer::Viewer;
 use super::RateSample;
 use crate::content::SyntheticContent;
 use crate::net::{Network, Partitioning};
 use crate::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
 use crate::rng::{derive, Stream};
 use crate::scenario::{Role, Scenario};
+use ppspp_core::play::{PlayerConfig, Viewer};
 
 /// What every partition reads during a window (and only the simulation
 /// changes between windows).
@@ -439,7 +439,14 @@ impl Partition {
         let picker = pick::by_name_for(&spec.algorithm, rate)
             .unwrap_or_else(|| Box::new(pick::Sequential::new()));
         let storage = Box::new(shared.content.storage());
-        let viewer = player.map(|p| Viewer::new(&p, tree.chunk_size(), tree.chunk_count(), now));
+        let viewer = player.map(|p| {
+            let config = PlayerConfig {
+                bitrate: Bitrate(p.bitrate.0),
+                prebuffer: p.prebuffer.0,
+                rebuffer: p.rebuffer.0,
+            };
+            Viewer::new(config, tree.chunk_size(), Some(tree.chunk_count()), now)
+        });
         let setup = match role {
             Role::Seeder => SwarmSetup::seed(tree, storage, picker),
             Role::Leecher | Role::Host => {

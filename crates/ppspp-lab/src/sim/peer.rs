@@ -9,9 +9,9 @@ use ppspp_core::time::Instant;
 use rand::rngs::Xoshiro256PlusPlus;
 
 use super::plan::PeerPlan;
-use super::viewer::Viewer;
 use crate::packet::HostId;
 use crate::rng::{rng, Stream};
+use ppspp_core::play::Viewer;
 
 /// The port every simulated peer listens on.
 pub const PORT: u16 = 6778;

@@ -12,8 +12,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bytes::{Bytes, BytesMut};
+use ppspp_core::play::PlayerConfig;
 use ppspp_core::proto::SwarmHandle;
-use ppspp_core::ChunkIndex;
+use ppspp_core::{ChunkIndex, ChunkSize};
 use ppspp_udp::NodeHandle;
 use tokio::sync::{mpsc, watch};
 
@@ -41,6 +42,8 @@ struct Play {
     byte: u64,
     /// The chunk the endpoint was last told.
     chunk: Option<u64>,
+    /// Whether the node's player model runs (from the first request).
+    watched: bool,
 }
 
 /// The state shared by every HTTP connection.
@@ -60,6 +63,9 @@ pub struct Gateway {
     pub bitrate_bps: u64,
     /// Download and upload rates over the last seconds.
     pub rates: Mutex<Rates>,
+    /// The node's player model: a viewer watching from the first request,
+    /// jumping at every new one (the same model as the lab's viewers).
+    player: PlayerConfig,
     verified: watch::Receiver<u64>,
     play: Mutex<Play>,
     stalls: AtomicU64,
@@ -74,16 +80,17 @@ impl Gateway {
         storage: SharedStorage,
         chunk_size: u64,
         id: String,
-        bitrate_bps: u64,
+        player: PlayerConfig,
     ) -> Self {
         Gateway {
+            bitrate_bps: player.bitrate.bps(),
+            player,
             verified: node.verified(),
             node,
             swarm,
             storage,
             chunk_size,
             id,
-            bitrate_bps,
             rates: Mutex::new(Rates::default()),
             play: Mutex::new(Play::default()),
             stalls: AtomicU64::new(0),
@@ -133,8 +140,9 @@ impl Gateway {
     }
 
     /// Times a response that had started had to wait for a chunk, and the
-    /// time spent waiting.
-    pub fn stalls(&self) -> (u64, Duration) {
+    /// time spent waiting (a client reading ahead of the download; not
+    /// the same as a stall of the player model).
+    pub fn waits(&self) -> (u64, Duration) {
         (
             self.stalls.load(Ordering::Relaxed),
             Duration::from_micros(self.stall_micros.load(Ordering::Relaxed)),
@@ -144,11 +152,22 @@ impl Gateway {
     /// A new request for the content from `byte`: it becomes the most
     /// recent, and playback moves there. Returns its number.
     pub fn begin(&self, byte: u64) -> u64 {
-        let seq = {
+        let (seq, first) = {
             let mut p = self.play();
             p.latest += 1;
-            p.latest
+            (p.latest, !std::mem::replace(&mut p.watched, true))
         };
+        // The model viewer starts with the first request and jumps with
+        // every later one; the responses steer the pickers themselves.
+        // (The node is gone only while shutting down.)
+        if first {
+            if let Ok(cs) = ChunkSize::new(self.chunk_size) {
+                let _ = self.node.watch(self.swarm, self.player, cs, false);
+            }
+        }
+        let _ = self
+            .node
+            .seek(self.swarm, ChunkIndex(byte / self.chunk_size));
         self.seek(seq, byte);
         seq
     }

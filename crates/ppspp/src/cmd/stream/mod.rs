@@ -15,7 +15,7 @@ use std::sync::Arc;
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use ppspp_core::pick::{self, MediaRate};
-use ppspp_core::play::Bitrate;
+use ppspp_core::play::{Bitrate, PlayerConfig};
 use ppspp_core::proto::{Event, SwarmSetup};
 use ppspp_core::ChunkIndex;
 use ppspp_store::{FileStorage, SwarmMeta};
@@ -62,8 +62,9 @@ pub struct StreamArgs {
     /// Start this player on the HTTP URL; exit when it exits.
     #[arg(long, value_enum)]
     pub player: Option<Player>,
-    /// Download scheduling (std-vod and linear fetch from the playback position).
-    #[arg(long, default_value = "std-vod")]
+    /// Download scheduling: swift-vod (Libswift's: urgent data from fast
+    /// peers), std-vod and linear fetch from the playback position.
+    #[arg(long, default_value = "swift-vod")]
     pub algorithm: String,
     /// The media bitrate: sizes std-vod's windows and the buffer in seconds.
     #[arg(long, default_value = "1Mbit/s", value_parser = args::rate)]
@@ -170,7 +171,10 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             storage,
             url.chunk_size.bytes_u64(),
             id,
-            bitrate.bps(),
+            PlayerConfig {
+                bitrate,
+                ..PlayerConfig::default()
+            },
         ));
         tokio::spawn(http::serve(listener, gw.clone()));
         tokio::spawn(stats::sample(gw));

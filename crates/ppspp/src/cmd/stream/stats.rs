@@ -77,7 +77,17 @@ pub async fn document(gw: &Gateway) -> Option<Value> {
     let run_end = chunk.saturating_add(run).saturating_mul(cs);
     let ahead = run_end.min(len.unwrap_or(u64::MAX)).saturating_sub(byte);
     let (down, up) = gw.rates.lock().unwrap_or_else(|e| e.into_inner()).rates();
-    let (stalls, stall_time) = gw.stalls();
+    let (waits, wait_time) = gw.waits();
+    let player = r.playback.map(|p| {
+        json!({
+            "state": format!("{:?}", p.state).to_lowercase(),
+            "playhead_chunk": p.playhead.0,
+            "startup_s": p.stats.startup_delay.map(|d| d.as_secs_f64()),
+            "stalls": p.stats.stalls,
+            "stall_time_s": p.stats.stall_time.as_secs_f64(),
+            "continuity": p.stats.continuity(),
+        })
+    });
     Some(json!({
         "swarm": gw.id,
         "content_length": len,
@@ -94,8 +104,11 @@ pub async fn document(gw: &Gateway) -> Option<Value> {
         "payload_bytes_received": r.stats.payload_bytes_received,
         "payload_bytes_sent": r.stats.payload_bytes_sent,
         "peers_connected": r.stats.peers_connected,
-        "stalls": stalls,
-        "stall_time_s": stall_time.as_secs_f64(),
+        "stalls": player.as_ref().map_or(json!(0), |p| p["stalls"].clone()),
+        "stall_time_s": player.as_ref().map_or(json!(0.0), |p| p["stall_time_s"].clone()),
+        "player": player,
+        "waits": waits,
+        "wait_time_s": wait_time.as_secs_f64(),
     }))
 }
 

@@ -1,18 +1,22 @@
-//! A simulated viewer: a leecher's player (the core's [`Player`], the same
-//! model the HTTP gateway reports with), fed the chunks its endpoint
-//! verifies, and steering the endpoint's pickers to its playhead.
+//! A viewer: a [`Player`] driven from an [`Endpoint`] — fed the chunks
+//! the endpoint verifies, steering its pickers to the playhead, telling it
+//! when the player waits or stalls (swift-vod's fast-peer set reacts). The
+//! lab drives one per simulated viewer and the UDP node one per stream, so
+//! the same code measures both.
 
-use ppspp_core::chunk::ChunkSize;
-use ppspp_core::play::{Bitrate, PlaybackStats, Player, PlayerConfig, PlayerState};
-use ppspp_core::proto::{Endpoint, SwarmHandle};
-use ppspp_core::time::Instant;
+use crate::chunk::{ChunkIndex, ChunkSize};
+use crate::play::{PlaybackStats, Player, PlayerConfig, PlayerState};
+use crate::proto::{Endpoint, SwarmHandle};
+use crate::time::Instant;
 
-use crate::scenario::PlayerSpec;
-
-/// A peer's player and its cursor into the endpoint's verified chunks.
+/// A player and its cursor into the endpoint's verified chunks.
 #[derive(Clone, Debug)]
 pub struct Viewer {
     player: Player,
+    /// Whether the player's playhead steers the pickers (else the driver
+    /// sets it, as the HTTP gateway does from what its clients read).
+    steer: bool,
+    count_known: bool,
     /// Entries of the endpoint's verified log already handed to the player.
     seen: usize,
     /// The metrics, frozen when the peer left.
@@ -22,21 +26,51 @@ pub struct Viewer {
 }
 
 impl Viewer {
-    /// A viewer of `chunks` chunks of `chunk_size` joining at `now`.
-    pub fn new(spec: &PlayerSpec, chunk_size: ChunkSize, chunks: u64, now: Instant) -> Viewer {
-        let config = PlayerConfig {
-            bitrate: Bitrate(spec.bitrate.0),
-            prebuffer: spec.prebuffer.0,
-            rebuffer: spec.rebuffer.0,
-        };
+    /// A viewer with `config` of content in chunks of `chunk_size` (of
+    /// `chunks` chunks, when known), joining at `now`; it steers the
+    /// pickers.
+    pub fn new(
+        config: PlayerConfig,
+        chunk_size: ChunkSize,
+        chunks: Option<u64>,
+        now: Instant,
+    ) -> Viewer {
         let mut player = Player::new(config, chunk_size, now);
-        player.set_chunk_count(chunks);
+        if let Some(n) = chunks {
+            player.set_chunk_count(n);
+        }
         Viewer {
             player,
+            steer: true,
+            count_known: chunks.is_some(),
             seen: 0,
             frozen: None,
             stalls_told: 0,
         }
+    }
+
+    /// Whether the playhead steers the pickers.
+    pub fn steering(mut self, steer: bool) -> Viewer {
+        self.steer = steer;
+        self
+    }
+
+    /// What the player is doing.
+    pub fn state(&self) -> PlayerState {
+        self.player.state()
+    }
+
+    /// The chunk playback needs next at `now`.
+    pub fn playhead(&self, now: Instant) -> ChunkIndex {
+        self.player.playhead(now)
+    }
+
+    /// The viewer jumps to `chunk` at `now` (see [`Player::seek`]).
+    pub fn seek(&mut self, now: Instant, ep: &mut Endpoint, swarm: SwarmHandle, chunk: ChunkIndex) {
+        if let Some(have) = ep.have(swarm) {
+            self.player.seek(now, chunk, have);
+        }
+        self.update(now, ep, swarm);
     }
 
     /// After any input to `ep`: hands the player the chunks verified since
@@ -48,6 +82,12 @@ impl Viewer {
         ep: &mut Endpoint,
         swarm: SwarmHandle,
     ) -> Option<Instant> {
+        if !self.count_known {
+            if let Some((_, Some(n))) = ep.progress(swarm) {
+                self.player.set_chunk_count(n);
+                self.count_known = true;
+            }
+        }
         let log = ep.verified_log(swarm);
         let arrived = log.len() > self.seen;
         for &chunk in &log[self.seen.min(log.len())..] {
@@ -67,7 +107,9 @@ impl Viewer {
             self.stalls_told = self.player.stall_count();
             ep.note_stall(swarm, now);
         }
-        ep.set_playhead(swarm, Some(self.player.playhead(now)));
+        if self.steer {
+            ep.set_playhead(swarm, Some(self.player.playhead(now)));
+        }
         ep.set_player_waiting(swarm, self.player.state() == PlayerState::Prebuffering);
         self.player.poll_timeout()
     }
