@@ -2,59 +2,21 @@
 //! (`watch`), steering a streaming download, reporting startup and
 //! playback, and jumping on `seek`.
 
-use std::sync::Arc;
+mod common;
+
 use std::time::Duration;
 
-use ppspp_core::merkle::MerkleTree;
-use ppspp_core::pick;
 use ppspp_core::play::{Bitrate, PlayerConfig, PlayerState};
-use ppspp_core::proto::{EndpointConfig, SwarmSetup};
-use ppspp_core::storage::MemoryStorage;
-use ppspp_core::{ChunkIndex, ChunkSize, HashFunction};
-use ppspp_udp::NodeConfig;
-
-fn config(upload_limit: Option<u64>) -> NodeConfig {
-    NodeConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        endpoint: EndpointConfig {
-            upload_limit,
-            ..EndpointConfig::default()
-        },
-        seed: 5,
-    }
-}
+use ppspp_core::{ChunkIndex, ChunkSize};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_watched_stream_starts_plays_and_seeks() {
     let cs = ChunkSize::DEFAULT;
-    let data: Vec<u8> = (0..1_000_000u32).map(|i| (i * 13 % 251) as u8).collect();
-    let tree = Arc::new(MerkleTree::from_bytes(&data, cs, HashFunction::Sha1).unwrap());
+    let (data, tree) = common::content(1_000_000, 13);
     let total = tree.chunk_count();
     // 100 kB/s: the whole content takes 10 s.
-    let (seeder, _se, _st) = ppspp_udp::start(config(Some(100_000))).await.unwrap();
-    seeder
-        .add_swarm(SwarmSetup::seed(
-            tree.clone(),
-            Box::new(MemoryStorage::with_content(cs, data.clone())),
-            pick::by_name("rarest-first").unwrap(),
-        ))
-        .await
-        .unwrap();
-    let (node, _events, _task) = ppspp_udp::start(config(None)).await.unwrap();
-    let swarm = node
-        .add_swarm(
-            SwarmSetup::download(
-                tree.root(),
-                HashFunction::Sha1,
-                cs,
-                Some(total),
-                Box::new(MemoryStorage::empty(cs)),
-                pick::by_name("swift-vod").unwrap(),
-            )
-            .unwrap(),
-        )
-        .await
-        .unwrap();
+    let (seeder, node, swarm) =
+        common::seeder_and_downloader(&data, &tree, 100_000, "swift-vod").await;
     assert_eq!(node.report(swarm).await.unwrap().playback, None);
     // A 1 s prebuffer: 123 chunks.
     let player = PlayerConfig {

@@ -2,58 +2,19 @@
 //! streaming picker fetch from there first, `have_run` counts verified
 //! chunks without a gap, and `verified()` wakes waiters as chunks verify.
 
-use std::sync::Arc;
+mod common;
+
 use std::time::Duration;
 
-use ppspp_core::merkle::MerkleTree;
-use ppspp_core::pick;
-use ppspp_core::proto::{EndpointConfig, SwarmSetup};
-use ppspp_core::storage::MemoryStorage;
-use ppspp_core::{ChunkIndex, ChunkSize, HashFunction};
-use ppspp_udp::NodeConfig;
-
-fn config(upload_limit: Option<u64>) -> NodeConfig {
-    NodeConfig {
-        listen: "127.0.0.1:0".parse().unwrap(),
-        endpoint: EndpointConfig {
-            upload_limit,
-            ..EndpointConfig::default()
-        },
-        seed: 3,
-    }
-}
+use ppspp_core::ChunkIndex;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_playhead_far_ahead_is_fetched_first_and_waiters_wake() {
-    let cs = ChunkSize::DEFAULT;
-    let data: Vec<u8> = (0..2_000_000u32).map(|i| (i * 7 % 251) as u8).collect();
-    let tree = Arc::new(MerkleTree::from_bytes(&data, cs, HashFunction::Sha1).unwrap());
+    let (data, tree) = common::content(2_000_000, 7);
     let total = tree.chunk_count();
     // 500 kB/s: the whole content takes about 4 s.
-    let (seeder, _se, _st) = ppspp_udp::start(config(Some(500_000))).await.unwrap();
-    seeder
-        .add_swarm(SwarmSetup::seed(
-            tree.clone(),
-            Box::new(MemoryStorage::with_content(cs, data.clone())),
-            pick::by_name("rarest-first").unwrap(),
-        ))
-        .await
-        .unwrap();
-    let (node, _events, _task) = ppspp_udp::start(config(None)).await.unwrap();
-    let swarm = node
-        .add_swarm(
-            SwarmSetup::download(
-                tree.root(),
-                HashFunction::Sha1,
-                cs,
-                Some(total),
-                Box::new(MemoryStorage::empty(cs)),
-                pick::by_name("linear").unwrap(),
-            )
-            .unwrap(),
-        )
-        .await
-        .unwrap();
+    let (seeder, node, swarm) =
+        common::seeder_and_downloader(&data, &tree, 500_000, "linear").await;
     let far = ChunkIndex(total * 8 / 10);
     node.set_playhead(swarm, Some(far)).unwrap();
     node.connect(swarm, seeder.local_addr()).unwrap();

@@ -92,15 +92,7 @@ fn a_bare_id_waits_for_the_length() {
     let data = random_bytes(len, 12);
     let src = write_file(dir.path(), "src", &data);
     let seeder = seed(&src, &["--upload-limit", "4Mbit/s"]);
-    let id = seeder
-        .url
-        .split('/')
-        .nth(3)
-        .unwrap()
-        .split('?')
-        .next()
-        .unwrap()
-        .to_string();
+    let id = seeder.id();
     // linear fetches strictly in order from the playhead, so without the
     // last chunk being asked for first the length would come last.
     let s = stream(

@@ -45,15 +45,7 @@ fn a_bare_swarm_id_with_a_peer_works_too() {
     let data = random_bytes(100_000, 7);
     let src = write_file(dir.path(), "src", &data);
     let seeder = seed(&src, &[]);
-    let id = seeder
-        .url
-        .split('/')
-        .nth(3)
-        .unwrap()
-        .split('?')
-        .next()
-        .unwrap()
-        .to_string();
+    let id = seeder.id();
     let out = dir.path().join("out");
     let res = get(&id, &out, &["--peer", &seeder.addr()]);
     assert_ok(&res, "bare id");

@@ -55,6 +55,21 @@ fn max_x(lines: &[Line]) -> f64 {
         .fold(f64::NEG_INFINITY, f64::max)
 }
 
+/// Draws the legend of `chart`'s labelled series at `position`.
+pub(crate) fn legend<'a, CT: CoordTranslate>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    position: SeriesLabelPosition,
+) -> Result<(), Box<dyn Error>> {
+    chart
+        .configure_series_labels()
+        .position(position)
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK)
+        .label_font((FONT, 14))
+        .draw()?;
+    Ok(())
+}
+
 /// A stand-in SVG with a title and a message, for when drawing fails.
 pub(crate) fn fallback_svg(title: &str, msg: &str) -> String {
     let (w, h) = SIZE;
@@ -123,13 +138,7 @@ pub(crate) fn cdf_svg(lines: &[Line], captions: [&str; 2], axes: [&str; 2]) -> P
                 });
         }
         if !lines.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerRight)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font((FONT, 14))
-                .draw()?;
+            legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         }
         root.present()?;
     }
@@ -195,13 +204,7 @@ pub(crate) fn progress_svg(
                     PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font((FONT, 14))
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
 
         let mut chart = ChartBuilder::on(&bottom)
             .margin(15)
@@ -226,13 +229,7 @@ pub(crate) fn progress_svg(
                     PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
                 });
         }
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::LowerRight)
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .label_font((FONT, 14))
-            .draw()?;
+        legend(&mut chart, SeriesLabelPosition::LowerRight)?;
         root.present()?;
     }
     Ok(buf)
@@ -314,13 +311,7 @@ fn ccdf_svg(lines: &[Line], captions: [&str; 2], axes: [&str; 2]) -> PlotResult 
                 });
         }
         if !lines.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::LowerLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font((FONT, 14))
-                .draw()?;
+            legend(&mut chart, SeriesLabelPosition::LowerLeft)?;
         }
         root.present()?;
     }

@@ -4,7 +4,7 @@
 
 use plotters::prelude::*;
 
-use super::plots::{cdf_svg, color, span, Line, PlotResult, FONT, SIZE};
+use super::plots::{cdf_svg, color, legend, span, Line, PlotResult, FONT, SIZE};
 
 /// One line of a figure against the x axis: its label and `(x, mean,
 /// standard deviation)` points.
@@ -66,13 +66,7 @@ pub(crate) fn by_x_svg(
             }))?;
         }
         if !lines.is_empty() {
-            chart
-                .configure_series_labels()
-                .position(SeriesLabelPosition::UpperLeft)
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .label_font((FONT, 14))
-                .draw()?;
+            legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
         }
         root.present()?;
     }

@@ -13,7 +13,7 @@ use ppspp_udp::{NodeHandle, Report};
 use serde_json::json;
 
 use super::args;
-use super::node::{human_bytes, node_config, progress_bar, runtime};
+use super::node::{human_bytes, node_config, peers_of, progress_bar, runtime};
 use super::url::SwarmUrl;
 
 /// Arguments of `ppspp get`.
@@ -68,15 +68,7 @@ enum Outcome {
 /// has; exits successfully once every chunk is verified and stored.
 pub fn run(args: &GetArgs) -> Result<()> {
     let url = SwarmUrl::parse(&args.target).map_err(|e| anyhow!(e))?;
-    let mut peers: Vec<SocketAddr> = url
-        .peer
-        .into_iter()
-        .chain(args.peers.iter().copied())
-        .collect();
-    peers.dedup();
-    if peers.is_empty() {
-        bail!("no peer to download from: give a URL with an address or --peer ADDR");
-    }
+    let peers = peers_of(&url, &args.peers)?;
     let picker = pick::by_name(&args.algorithm).ok_or_else(|| {
         anyhow!(
             "unknown algorithm '{}' (known: {})",

@@ -101,3 +101,17 @@ pub fn human_bytes(n: f64) -> String {
     }
     format!("{v:.1} {}", UNITS[u])
 }
+
+/// The peers to download from: the URL's address and every `--peer`,
+/// without repeats; an error when there is none.
+pub fn peers_of(
+    url: &super::url::SwarmUrl,
+    extra: &[SocketAddr],
+) -> anyhow::Result<Vec<SocketAddr>> {
+    let mut peers: Vec<SocketAddr> = url.peer.into_iter().chain(extra.iter().copied()).collect();
+    peers.dedup();
+    if peers.is_empty() {
+        anyhow::bail!("no peer to download from: give a URL with an address or --peer ADDR");
+    }
+    Ok(peers)
+}

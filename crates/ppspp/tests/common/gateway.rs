@@ -5,10 +5,9 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::mpsc;
 use std::time::Duration;
 
-use super::{bin, Proc};
+use super::{bin, first_line, Proc};
 
 /// Fails with a clear message when ffmpeg is missing: these tests need it
 /// (`.ci/run` installs it), and skipping them would hide a broken gateway.
@@ -94,7 +93,7 @@ impl Streamer {
 /// Starts `ppspp stream TARGET -o OUT ARGS…` on loopback and waits for its
 /// URL line.
 pub fn stream(target: &str, out: &Path, args: &[&str]) -> Streamer {
-    let mut child = Command::new(bin())
+    let child = Command::new(bin())
         .arg("stream")
         .arg(target)
         .arg("-o")
@@ -105,22 +104,8 @@ pub fn stream(target: &str, out: &Path, args: &[&str]) -> Streamer {
         .stderr(Stdio::inherit())
         .spawn()
         .expect("spawn stream");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let proc = Proc(child);
-    let url = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("stream printed no URL");
-    assert!(url.starts_with("http://"), "stream printed {url:?}");
-    Streamer {
-        proc,
-        url: url.trim().to_string(),
-    }
+    let (proc, url) = first_line(child, "stream", "http://");
+    Streamer { proc, url }
 }
 
 /// A parsed HTTP response.

@@ -31,6 +31,12 @@ pub struct Seeder {
 }
 
 impl Seeder {
+    /// The swarm id (the Merkle root in hex), from its URL.
+    pub fn id(&self) -> String {
+        let path = self.url.split('/').nth(3).unwrap_or_default();
+        path.split('?').next().unwrap_or_default().to_string()
+    }
+
     /// The `host:port` of the seeder, from its URL.
     pub fn addr(&self) -> String {
         self.url
@@ -44,7 +50,7 @@ impl Seeder {
 
 /// Starts `ppspp seed FILE ARGS…` on loopback and waits for its URL line.
 pub fn seed(file: &Path, args: &[&str]) -> Seeder {
-    let mut child = Command::new(bin())
+    let child = Command::new(bin())
         .arg("seed")
         .arg(file)
         .args(["--listen", "127.0.0.1:0"])
@@ -53,22 +59,8 @@ pub fn seed(file: &Path, args: &[&str]) -> Seeder {
         .stderr(Stdio::null())
         .spawn()
         .expect("spawn seeder");
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        let mut line = String::new();
-        let _ = BufReader::new(stdout).read_line(&mut line);
-        let _ = tx.send(line);
-    });
-    let proc = Proc(child);
-    let url = rx
-        .recv_timeout(Duration::from_secs(60))
-        .expect("seeder printed no URL");
-    assert!(url.starts_with("ppspp://"), "seeder printed {url:?}");
-    Seeder {
-        proc,
-        url: url.trim().to_string(),
-    }
+    let (proc, url) = first_line(child, "seeder", "ppspp://");
+    Seeder { proc, url }
 }
 
 /// Runs `ppspp get TARGET -o OUT ARGS…` to its end.
@@ -132,4 +124,22 @@ pub fn assert_ok(out: &Output, what: &str) {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// Waits up to 60 s for the first line `child` prints on stdout, which
+/// must start with `prefix`; returns the process and the trimmed line.
+pub fn first_line(mut child: Child, what: &str, prefix: &str) -> (Proc, String) {
+    let stdout = child.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut line = String::new();
+        let _ = BufReader::new(stdout).read_line(&mut line);
+        let _ = tx.send(line);
+    });
+    let proc = Proc(child);
+    let line = rx
+        .recv_timeout(Duration::from_secs(60))
+        .unwrap_or_else(|_| panic!("{what} printed no URL"));
+    assert!(line.starts_with(prefix), "{what} printed {line:?}");
+    (proc, line.trim().to_string())
 }

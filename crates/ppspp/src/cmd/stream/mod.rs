@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::sync::Arc;
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
 use ppspp_core::pick::{self, MediaRate};
 use ppspp_core::play::{Bitrate, PlayerConfig};
@@ -22,7 +22,7 @@ use ppspp_store::{FileStorage, SwarmMeta};
 use tokio::net::TcpListener;
 
 use super::args;
-use super::node::{node_config, runtime};
+use super::node::{node_config, peers_of, runtime};
 use super::url::SwarmUrl;
 use gateway::Gateway;
 use storage::SharedStorage;
@@ -104,15 +104,7 @@ fn default_output(id: &str) -> Result<PathBuf> {
 /// player exits.
 pub fn run(args: &StreamArgs) -> Result<()> {
     let url = SwarmUrl::parse(&args.target).map_err(|e| anyhow!(e))?;
-    let mut peers: Vec<SocketAddr> = url
-        .peer
-        .into_iter()
-        .chain(args.peers.iter().copied())
-        .collect();
-    peers.dedup();
-    if peers.is_empty() {
-        bail!("no peer to download from: give a URL with an address or --peer ADDR");
-    }
+    let peers = peers_of(&url, &args.peers)?;
     // The rate parser gives bytes per second; media bitrates are bits.
     let bitrate = Bitrate(args.bitrate.saturating_mul(8));
     let rate = MediaRate {
