@@ -126,7 +126,16 @@ fn ctrl_c_ends_the_stream_with_a_checkpoint() {
     let seeder = seed(&src, &["--upload-limit", "4Mbit/s"]);
     let out = dir.path().join("out");
     let mut s = stream(&seeder.url, &out, &[]);
-    std::thread::sleep(Duration::from_millis(500));
+    // Some progress first: a checkpoint records chunks verified, and a
+    // loaded machine may take a while to verify the first.
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while s.stats()["chunks_verified"].as_u64().unwrap_or(0) == 0 {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing verified in 30 s"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
     // The shell's kill builtin: no procps needed.
     let pid = s.proc.0.id();
     let kill = Command::new("sh")
