@@ -51,6 +51,14 @@ pub struct EndpointConfig {
     /// Upload slots per swarm: peers served at once; the rest are choked
     /// and take turns (see `choke.rs`). 0 serves everyone.
     pub upload_slots: usize,
+    /// How requesting peers share our upload. `false` (the default): they
+    /// take turns of one datagram each. `true`: weighted fair queuing
+    /// (seed paper 000 §III-B) — a peer's turn lasts as many datagrams as
+    /// it has requested chunks queued with us (up to
+    /// [`MAX_UPLOAD_TURN`](super::MAX_UPLOAD_TURN)), so under an upload
+    /// limit each peer's requests wait in proportion to how many it has
+    /// outstanding, and a peer that asks for less is served sooner.
+    pub weighted_uploads: bool,
     /// Most chunks a peer may have queued in its requests to us; requests
     /// beyond are ignored (bounded memory per peer).
     pub max_upload_queue_chunks: u64,
@@ -100,6 +108,7 @@ impl Default for EndpointConfig {
             handshake_retry: Duration::from_secs(1),
             handshake_attempts: 5,
             upload_slots: 0,
+            weighted_uploads: false,
             max_upload_queue_chunks: 8192,
             max_requests_per_peer: 2048,
             upload_limit: None,

@@ -14,7 +14,7 @@ use super::event::{CloseReason, EndpointStats, Event, SwarmStats};
 use super::ratelimit::TokenBucket;
 use super::schedule::Schedule;
 use super::swarm::{Swarm, SwarmSetup};
-use super::{Ctx, SwarmHandle};
+use super::{Ctx, SwarmHandle, MAX_UPLOAD_TURN};
 use crate::binmap::Binmap;
 use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::pick::availability::Availability;
@@ -62,6 +62,9 @@ pub struct Endpoint {
     /// Channels whose close is set: removed once they said goodbye.
     closing: BTreeSet<ChannelId>,
     cursor: ChannelId,
+    /// Datagrams the cursor's channel may still send in its turn
+    /// (weighted uploads only).
+    turn_left: u64,
     refusals: VecDeque<(SocketAddr, ChannelId)>,
     stats: EndpointStats,
     released: Vec<ChunkRange>,
@@ -96,6 +99,7 @@ impl Endpoint {
             schedule: Schedule::default(),
             closing: BTreeSet::new(),
             cursor: ChannelId::ZERO,
+            turn_left: 0,
             refusals: VecDeque::new(),
             stats: EndpointStats::default(),
             released: Vec::new(),
@@ -630,8 +634,15 @@ impl Endpoint {
             });
         }
         let mut cursor = self.cursor;
+        // Weighted uploads: the channel whose turn it is goes on first.
+        let mut again =
+            self.config.weighted_uploads && self.turn_left > 0 && self.schedule.is_due(self.cursor);
         let (id, peer, len, handle) = loop {
-            let id = self.schedule.next_due(cursor)?;
+            let id = if std::mem::take(&mut again) {
+                cursor
+            } else {
+                self.schedule.next_due(cursor)?
+            };
             cursor = id;
             let (mut ctx, channels, swarms, schedule) = self.parts(now);
             let Some(ch) = channels.get_mut(&id) else {
@@ -661,6 +672,14 @@ impl Endpoint {
                 None => self.settle(now, id),
             }
         };
+        if self.config.weighted_uploads {
+            self.turn_left = if id == self.cursor && self.turn_left > 0 {
+                self.turn_left - 1
+            } else {
+                let queued = self.channels.get(&id).map_or(0, |c| c.uploads.chunks());
+                queued.clamp(1, MAX_UPLOAD_TURN) - 1
+            };
+        }
         self.cursor = id;
         // Requests picked while writing may have moved bookkeeping.
         self.check_progress(handle);

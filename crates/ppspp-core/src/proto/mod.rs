@@ -31,6 +31,11 @@ use std::net::SocketAddr;
 use rand::rngs::Xoshiro256PlusPlus;
 
 pub use config::{Compat, EndpointConfig};
+
+/// The longest turn of one peer at our upload under weighted uploads
+/// ([`EndpointConfig::weighted_uploads`]), in datagrams: it bounds how long
+/// the others wait for theirs.
+pub const MAX_UPLOAD_TURN: u64 = 16;
 pub use endpoint::{Endpoint, Transmit};
 pub use event::{CloseReason, EndpointStats, Event, PeerStats, SwarmStats};
 pub use integrity::Integrity;

@@ -17,6 +17,11 @@ impl UploadQueue {
         self.chunks == 0
     }
 
+    /// How many chunks wait.
+    pub fn chunks(&self) -> u64 {
+        self.chunks
+    }
+
     /// Queues `range`, cut to `limit` chunks in total; returns how many
     /// chunks were queued.
     pub fn push(&mut self, range: ChunkRange, limit: u64) -> u64 {

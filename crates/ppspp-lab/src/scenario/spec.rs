@@ -379,6 +379,10 @@ pub struct PeerGroup {
     /// Upload slots (0: unchoke everyone).
     #[serde(default)]
     pub upload_slots: Option<usize>,
+    /// Weighted fair queuing of uploads across requesters (seed paper 000
+    /// §III-B) instead of plain turns.
+    #[serde(default)]
+    pub weighted_uploads: bool,
     /// A viewer watching the content while it downloads (leechers only).
     #[serde(default)]
     pub player: Option<PlayerSpec>,

@@ -599,6 +599,7 @@ fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
         download_limit: g.download_limit.map(|r| r.0 / 8),
         // A simulated peer has no disk to checkpoint to.
         checkpoint_interval: Duration::from_secs(3600),
+        weighted_uploads: g.weighted_uploads,
         ..EndpointConfig::default()
     };
     if let Some(slots) = g.upload_slots {

@@ -37,6 +37,10 @@ pub struct SeedArgs {
     /// Peers served at once; the others are choked and take turns (0: all).
     #[arg(long, default_value = "0")]
     pub upload_slots: usize,
+    /// Share the upload among requesting peers by weighted fair queuing
+    /// (weights: their queued requests) instead of plain turns.
+    #[arg(long)]
+    pub weighted_uploads: bool,
     /// Address to put in the printed URL (default: the listen address, or
     /// this machine's address when listening on all interfaces).
     #[arg(long)]
@@ -74,6 +78,7 @@ pub fn run(args: &SeedArgs) -> Result<()> {
     rt.block_on(async {
         let mut config = node_config(args.listen, args.upload_limit, None);
         config.endpoint.upload_slots = args.upload_slots;
+        config.endpoint.weighted_uploads = args.weighted_uploads;
         let (node, mut events, task) = ppspp_udp::start(config)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
