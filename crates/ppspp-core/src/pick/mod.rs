@@ -136,8 +136,10 @@ pub struct PeerLink {
     pub window: u64,
     /// Requests to this peer that timed out per chunk received (L_r).
     pub loss: f64,
-    /// How long this peer normally takes to answer a request: a deadline
-    /// sooner than that cannot be met.
+    /// How long this peer normally takes to answer a request (its smoothed
+    /// request round trip): a deadline sooner than that cannot be met. It
+    /// must stay below the request timeout, or a deadline could never
+    /// pass before the timeout gives the request up anyway.
     pub answer_time: Duration,
 }
 

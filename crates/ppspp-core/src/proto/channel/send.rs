@@ -358,7 +358,7 @@ impl Channel {
             fast_count: swarm.fast_count,
             window,
             loss: self.link.loss_ratio(),
-            answer_time: self.request_timeout(),
+            answer_time: self.req_rtt.srtt().unwrap_or(self.request_timeout()),
         };
         let view = PickView {
             now: ctx.now,

@@ -1,0 +1,73 @@
+//! swift-vod's request deadlines (seed paper 000 §III-C): an urgent
+//! request not answered by its deadline is asked of another peer too,
+//! long before the request timeout gives up on it.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{addr, leecher_endpoint, seeder_endpoint, Net};
+use ppspp_core::proto::EndpointConfig;
+use ppspp_core::{ChunkIndex, ChunkSize};
+
+const CHUNKS: u64 = 3000;
+
+fn config() -> EndpointConfig {
+    EndpointConfig {
+        pex_auto_connect: false,
+        ..EndpointConfig::default()
+    }
+}
+
+#[test]
+fn a_late_urgent_request_goes_to_another_peer_before_the_timeout() {
+    let cs = ChunkSize::new(1024).unwrap();
+    let (bytes, tree) = common::content(CHUNKS as usize * 1024, 251, cs);
+    let mut net = Net::new(Duration::from_millis(20));
+    net.add(addr(1), seeder_endpoint(config(), 1, &tree, &bytes));
+    let limited = EndpointConfig {
+        upload_limit: Some(150_000),
+        ..config()
+    };
+    net.add(addr(2), seeder_endpoint(limited, 2, &tree, &bytes));
+    let (mut ep, h) = leecher_endpoint(config(), 10, &tree, "swift-vod");
+    // A player that prebuffers asks every peer for urgent data.
+    ep.set_playhead(h, Some(ChunkIndex(0)));
+    ep.set_player_waiting(h, true);
+    ep.connect(net.now, h, addr(1));
+    ep.connect(net.now, h, addr(2));
+    net.add(addr(10), ep);
+    // Seeder 1 answers at first (a 40 ms round trip), then everything it
+    // sends is lost: its requests time out only after ≥ 500 ms, but each
+    // urgent one is due about a round trip after it was sent.
+    let start = net.now;
+    let hole = (
+        start + Duration::from_millis(500),
+        start + Duration::from_secs(30),
+    );
+    let mut longest_wait = Duration::ZERO;
+    let (mut last, mut last_move) = (0, start);
+    while last < CHUNKS && net.now < start + Duration::from_secs(60) {
+        let now = net.now;
+        net.filter = Some(Box::new(move |d| {
+            !(d.from == addr(1) && now >= hole.0 && now < hole.1)
+        }));
+        net.run_for(Duration::from_millis(10), |_| false);
+        let have = net.nodes[&addr(10)].have(h).unwrap();
+        let f = (0..CHUNKS)
+            .find(|&c| !have.contains(ChunkIndex(c)))
+            .unwrap_or(CHUNKS);
+        if f != last {
+            (last, last_move) = (f, net.now);
+        }
+        longest_wait = longest_wait.max(net.now.saturating_since(last_move));
+        net.node(addr(10)).set_playhead(h, Some(ChunkIndex(f)));
+    }
+    assert_eq!(last, CHUNKS, "the download did not complete in 60 s");
+    // The request timeout alone (≥ 500 ms, then the pause) made the next
+    // chunk wait well over half a second each time seeder 1 had it.
+    assert!(
+        longest_wait < Duration::from_millis(400),
+        "the next chunk waited {longest_wait:?}"
+    );
+}
