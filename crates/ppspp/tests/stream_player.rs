@@ -79,14 +79,7 @@ fn the_player_gets_the_url_and_its_exit_ends_the_stream() {
     assert!(status.success(), "{status}: {}", stderr_of(child));
     let url = std::fs::read_to_string(&said).unwrap();
     assert!(url.starts_with("http://127.0.0.1:"), "{url}");
-    let id = seeder
-        .url
-        .split('/')
-        .nth(3)
-        .unwrap()
-        .split('?')
-        .next()
-        .unwrap();
+    let id = seeder.id();
     assert!(url.trim().ends_with(&format!("/{id}")), "{url}");
 
     // A player that fails makes the stream fail, saying so.

@@ -34,15 +34,7 @@ fn seeder_survives_garbage_and_keeps_serving() {
     let st = dir.path().join("stats.json");
     let leecher = spawn_get(&seeder.url, &out, &["--stats-json", st.to_str().unwrap()]);
 
-    let root_hex = seeder
-        .url
-        .split('/')
-        .nth(3)
-        .unwrap()
-        .split('?')
-        .next()
-        .unwrap()
-        .to_string();
+    let root_hex = seeder.id();
     let root = Hash::from_hex(&root_hex).unwrap();
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     sock.connect(seeder.addr()).unwrap();
