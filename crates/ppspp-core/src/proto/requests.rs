@@ -104,8 +104,15 @@ impl Outstanding {
     }
 
     /// Takes out the chunks of requests older than `timeout`, appending
-    /// their still-outstanding runs to `expired`.
-    pub fn expire(&mut self, now: Instant, timeout: Duration, expired: &mut Vec<ChunkRange>) {
+    /// their still-outstanding runs to `expired`; returns when the newest
+    /// of the requests that expired with chunks outstanding was sent.
+    pub fn expire(
+        &mut self,
+        now: Instant,
+        timeout: Duration,
+        expired: &mut Vec<ChunkRange>,
+    ) -> Option<Instant> {
+        let mut newest = None;
         while let Some(&(range, at)) = self.order.front() {
             if now.saturating_since(at) < timeout {
                 break;
@@ -115,9 +122,11 @@ impl Outstanding {
             for r in runs {
                 self.chunks.clear(r);
                 expired.push(r);
+                newest = Some(at);
             }
         }
         self.prune();
+        newest
     }
 
     /// Drops ranges at the front with nothing outstanding left.

@@ -87,6 +87,10 @@ pub(crate) struct Channel {
     /// the most urgent one — goes straight back to the peer that did not
     /// answer, before any other peer may pick it.
     pub picks_paused_until: Instant,
+    /// When the newest request the peer answered with DATA was sent.
+    pub last_answered_sent: Instant,
+    /// What the congestion controllers count per chunk ([`mss`]).
+    pub mss: u64,
     /// What we measure of the peer's link for the fast-peer set (seed
     /// paper 000 eq. 1), and whether the swarm last ranked it fast
     /// (`None`: no set).
@@ -95,6 +99,9 @@ pub(crate) struct Channel {
     pub req_cc: Box<dyn CongestionController>,
     pub req_rtt: RttEstimator,
     pub acks: Vec<(ChunkRange, i64)>,
+    /// The run of consecutive chunks our last ACKs covered, which the next
+    /// ACK repeats (see `send::reack`).
+    pub ack_run: Option<ChunkRange>,
     /// Where the first sweep of HAVEs over what we had when the channel
     /// opened stands (`None` when done).
     pub have_sweep: Option<u64>,
@@ -214,11 +221,14 @@ impl Channel {
             expired: Vec::new(),
             late: Vec::new(),
             picks_paused_until: Instant::ZERO,
+            last_answered_sent: Instant::ZERO,
+            mss,
             link: LinkEstimate::default(),
             fast: None,
             req_cc: make(&ctx.config.request_congestion),
             req_rtt: RttEstimator::default(),
             acks: Vec::new(),
+            ack_run: None,
             have_sweep: Some(0),
             have_cursor: have_log_len,
             last_have: now,
@@ -349,14 +359,25 @@ impl Channel {
                     return;
                 }
                 let before = released.len();
-                self.outstanding
+                let newest = self
+                    .outstanding
                     .expire(now, self.request_timeout(), released);
-                if released.len() > before {
-                    self.req_cc.on_timeout(now);
-                    self.req_rtt.on_timeout();
+                if let Some(sent) = newest {
+                    // A request the peer passed over while it answered one
+                    // sent after it was lost (its datagram, or in the
+                    // peer's queue): a loss, as TCP's fast retransmit takes
+                    // one — the window halves. Otherwise it is a timeout:
+                    // the window restarts, the timer backs off, and the
+                    // peer is asked nothing new until it answers.
+                    let lost: u64 = released[before..].iter().map(|r| r.len()).sum();
+                    if self.last_answered_sent > sent {
+                        self.req_cc.on_loss(now, lost * self.mss);
+                    } else {
+                        self.req_cc.on_timeout(now);
+                        self.req_rtt.on_timeout();
+                        self.picks_paused_until = now + self.request_timeout();
+                    }
                     self.expired.extend_from_slice(&released[before..]);
-                    self.picks_paused_until = now + self.request_timeout();
-                    let lost = released[before..].iter().map(|r| r.len()).sum();
                     self.link.on_lost(lost);
                 }
                 // Urgent requests past their deadline are asked of other

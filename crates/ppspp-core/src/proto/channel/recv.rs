@@ -436,6 +436,9 @@ impl Channel {
                     self.req_rtt.on_sample(rtt);
                     // The peer answers again: ask it for more.
                     self.picks_paused_until = Instant::ZERO;
+                    if let Some(at) = asked {
+                        self.last_answered_sent = self.last_answered_sent.max(at);
+                    }
                     let more_asked = self.outstanding.count() > 0;
                     self.link.on_data(ctx.now, data.len(), more_asked);
                 }
