@@ -48,6 +48,20 @@ impl<'a> Candidates<'a> {
         }
     }
 
+    /// Whether the end game is open: every chunk we lack is requested from
+    /// some peer (or the content's size is not known yet). Only then may a
+    /// pick duplicate a request — a peer with nothing fresh for us in the
+    /// middle of a download is not the end game, and duplicating requests
+    /// there wasted most of E1's upload once peers were not choked (every
+    /// peer asking every other for the chunks already on their way).
+    pub(crate) fn end_game_open(view: &PickView<'_>) -> bool {
+        let Some(n) = view.chunk_count else {
+            return true;
+        };
+        let all = ChunkRange::new(0u64, MAX_CHUNK_INDEX).expect("a valid range");
+        view.have.count_in(all) + view.requested.count_in(all) >= n
+    }
+
     /// The first maximal run of the set within `lo ..= hi` (cut at `hi`).
     pub(crate) fn first_run(&self, lo: u64, hi: u64) -> Option<ChunkRange> {
         let mut x = lo;

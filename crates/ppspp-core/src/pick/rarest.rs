@@ -201,8 +201,9 @@ impl Picker for RarestFirst {
         if max_chunks == 0 || end == 0 {
             return;
         }
-        if self.pick_fresh(view, max_chunks, rng, out, None) == 0 {
-            // Nothing fresh at this peer: the end game.
+        if self.pick_fresh(view, max_chunks, rng, out, None) == 0 && Candidates::end_game_open(view)
+        {
+            // Nothing fresh at this peer, nor anywhere: the end game.
             let start = rng.random_range(0..end);
             let none = Binmap::new();
             Candidates::end_game(view, &none).take_wrapping(start, end, max_chunks, out);

@@ -209,6 +209,10 @@ fn end_game_only_when_nothing_fresh() {
     // Chunk 49 is fresh: only it.
     assert_eq!(pick(&s, 10, 1), [(49, 49)]);
     s.have = map(&[(49, 49)]);
+    // Nothing fresh at this peer, but chunks 50-99 are asked of nobody:
+    // not the end game yet.
+    assert!(pick(&s, 10, 1).is_empty());
+    s.requested = map(&[(0, 48), (50, 99)]);
     for seed in 0..10 {
         let picked = pick(&s, 10, seed);
         let chunks = s.check(&picked, 10);

@@ -47,7 +47,9 @@ impl Picker for Sequential {
         let start = view.playhead.map_or(0, |p| p.0);
         let none = Binmap::new();
         // Wrapping covers every chunk, so taking nothing means nothing is fresh.
-        if Candidates::fresh(view, &none).take_wrapping(start, end, max_chunks, out) == 0 {
+        if Candidates::fresh(view, &none).take_wrapping(start, end, max_chunks, out) == 0
+            && Candidates::end_game_open(view)
+        {
             Candidates::end_game(view, &none).take_wrapping(start, end, max_chunks, out);
         }
     }
@@ -102,7 +104,12 @@ mod tests {
         // Chunk 9 is fresh: no end game yet.
         assert_eq!(pick(&s, 10), [(9, 9)]);
         s.have = map(&[(9, 9)]);
-        // Nothing fresh: chunks asked from others, never from this peer.
+        // Nothing fresh here, but chunks 10-999 are asked of nobody: not
+        // the end game yet.
+        assert_eq!(pick(&s, 10), []);
+        s.requested = map(&[(0, 8), (10, 999)]);
+        // Nothing fresh anywhere: chunks asked from others, never from
+        // this peer.
         assert_eq!(pick(&s, 10), [(4, 8)]);
         assert_eq!(pick(&s, 2), [(4, 5)]);
         s.from_peer = map(&[(0, 8)]);
@@ -112,6 +119,7 @@ mod tests {
     #[test]
     fn end_game_starts_at_the_playhead() {
         let mut s = Sets::uncounted(&[(0, 99)]);
+        s.chunk_count = Some(100);
         s.requested = map(&[(0, 99)]);
         s.from_peer = map(&[(50, 59)]);
         s.playhead = Some(55);

@@ -155,7 +155,7 @@ impl StdVod {
                 out,
             );
         }
-        if plan.end_game && budget == max_chunks {
+        if plan.end_game && budget == max_chunks && Candidates::end_game_open(view) {
             Candidates::end_game(view, &none).take_wrapping(playhead, end, max_chunks, out);
         }
         clear(&mut self.picked);

@@ -79,7 +79,12 @@ fn a_slow_peer_gets_urgent_chunks_only_when_nothing_else_is_needed() {
     // And never an end-game duplicate.
     s.request(102, 109);
     assert_eq!(pick(&s, 3), []);
+    // A fast peer gets end-game duplicates, once every chunk we lack is
+    // asked of someone.
     s.link.fast = Some(true);
+    assert_eq!(pick(&s, 3), []);
+    s.request(0, 99);
+    s.request(110, 999);
     assert_eq!(pick(&s, 3), [(100, 102)]);
 }
 
