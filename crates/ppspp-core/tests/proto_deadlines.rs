@@ -71,3 +71,80 @@ fn a_late_urgent_request_goes_to_another_peer_before_the_timeout() {
         "the next chunk waited {longest_wait:?}"
     );
 }
+
+/// A request doubled for lateness is cancelled where it was late as soon as
+/// the other copy arrives: long before the request timeout would cancel it.
+#[test]
+fn the_late_copy_is_cancelled_when_the_other_arrives() {
+    use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+    use std::rc::Rc;
+    let cs = ChunkSize::new(1024).unwrap();
+    let (bytes, tree) = common::content(CHUNKS as usize * 1024, 251, cs);
+    let mut net = Net::new(Duration::from_millis(20));
+    net.add(addr(1), seeder_endpoint(config(), 1, &tree, &bytes));
+    net.add(addr(2), seeder_endpoint(config(), 2, &tree, &bytes));
+    let (mut ep, h) = leecher_endpoint(config(), 10, &tree, "swift-vod");
+    ep.set_playhead(h, Some(ChunkIndex(0)));
+    ep.set_player_waiting(h, true);
+    ep.connect(net.now, h, addr(1));
+    ep.connect(net.now, h, addr(2));
+    net.add(addr(10), ep);
+    // When each chunk was last asked of seeder 1, and how long after that
+    // each CANCEL of it went out.
+    let asked: Rc<RefCell<BTreeMap<u64, ppspp_core::time::Instant>>> = Rc::default();
+    let ages: Rc<RefCell<Vec<Duration>>> = Rc::default();
+    let start = net.now;
+    let hole = (
+        start + Duration::from_millis(500),
+        start + Duration::from_millis(1500),
+    );
+    while net.now < start + Duration::from_secs(3) {
+        let now = net.now;
+        let (a, g) = (asked.clone(), ages.clone());
+        net.filter = Some(Box::new(move |d| {
+            if d.from == addr(10) && d.to == addr(1) {
+                let Ok((_, msgs)) = decode_datagram(&d.bytes, SwarmParams::default()) else {
+                    return true;
+                };
+                for m in msgs.flatten() {
+                    match m {
+                        Message::Request(spec) => {
+                            for c in spec
+                                .to_chunks(cs)
+                                .into_iter()
+                                .flat_map(|r| r.first().0..=r.last().0)
+                            {
+                                a.borrow_mut().insert(c, now);
+                            }
+                        }
+                        Message::Cancel(spec) => {
+                            for c in spec
+                                .to_chunks(cs)
+                                .into_iter()
+                                .flat_map(|r| r.first().0..=r.last().0)
+                            {
+                                if let Some(&at) = a.borrow().get(&c) {
+                                    g.borrow_mut().push(now.saturating_since(at));
+                                }
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            // Seeder 1 goes silent for a second.
+            !(d.from == addr(1) && now >= hole.0 && now < hole.1)
+        }));
+        net.run_for(Duration::from_millis(5), |_| false);
+    }
+    let ages = ages.borrow();
+    let quick = ages
+        .iter()
+        .filter(|&&a| a < Duration::from_millis(400))
+        .count();
+    // The request timeout is at least 500 ms: a CANCEL sooner than that
+    // after the request came from the other copy's arrival.
+    assert!(quick > 0, "CANCEL ages at seeder 1: {ages:?}");
+}
