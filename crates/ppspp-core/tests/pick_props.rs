@@ -201,7 +201,12 @@ fn model_sets(c: &Case) -> (Vec<usize>, Vec<usize>) {
     let end = c.chunk_count.map_or(UNIVERSE, |n| UNIVERSE.min(n as usize));
     let lacking = |i: &usize| c.peer_has[*i] && !c.have[*i];
     let fresh = (0..end).filter(lacking).filter(|&i| !c.requested[i]);
+    // The end game opens once every chunk of the content is had or asked.
+    let open = c.chunk_count.is_none_or(|n| {
+        n as usize <= UNIVERSE && (0..n as usize).all(|i| c.have[i] || c.requested[i])
+    });
     let end_game = (0..end)
+        .filter(|_| open)
         .filter(lacking)
         .filter(|&i| c.requested[i] && !c.from_peer_mask[i]);
     (fresh.collect(), end_game.collect())

@@ -58,8 +58,28 @@ impl<'a> Candidates<'a> {
         let Some(n) = view.chunk_count else {
             return true;
         };
+        // Most of a download: fewer chunks had and asked than the content
+        // holds (whole-map counts are constant time).
         let all = ChunkRange::new(0u64, MAX_CHUNK_INDEX).expect("a valid range");
-        view.have.count_in(all) + view.requested.count_in(all) >= n
+        if view.have.count_in(all) + view.requested.count_in(all) < n {
+            return false;
+        }
+        // Near the end: look for a chunk neither had nor asked, run by run.
+        let mut x = ChunkIndex(0);
+        loop {
+            match view.have.first_empty_from(x) {
+                Some(gap) if gap.0 < n => {
+                    if !view.requested.contains(gap) {
+                        return false;
+                    }
+                    match view.requested.first_empty_from(gap) {
+                        Some(next) => x = next,
+                        None => return true,
+                    }
+                }
+                _ => return true,
+            }
+        }
     }
 
     /// The first maximal run of the set within `lo ..= hi` (cut at `hi`).
@@ -251,6 +271,27 @@ mod tests {
         let mut out = Vec::new();
         c.take_runs(lo, hi, u64::MAX, &mut out);
         out.iter().map(|r| (r.first().0, r.last().0)).collect()
+    }
+
+    #[test]
+    fn the_end_game_opens_when_every_missing_chunk_is_asked() {
+        let a = Availability::new();
+        let none = Binmap::new();
+        let open = |have: &[(u64, u64)], requested: &[(u64, u64)], n: Option<u64>| {
+            let (h, r) = (map(have), map(requested));
+            Candidates::end_game_open(&view([&h, &r, &none, &none], &a, n))
+        };
+        assert!(!open(&[(0, 9)], &[(10, 49)], Some(100)));
+        assert!(open(&[(0, 9)], &[(10, 99)], Some(100)));
+        // Had and asked chunks overlap (counts reach n) yet chunk 60 is
+        // neither: the walk finds it.
+        assert!(!open(&[(0, 59), (61, 99)], &[(0, 59), (70, 99)], Some(100)));
+        assert!(open(&[(0, 59), (61, 99)], &[(50, 60)], Some(100)));
+        // Chunks past the end do not count.
+        assert!(open(&[(0, 49)], &[(50, 99)], Some(100)));
+        assert!(!open(&[(0, 49), (200, 300)], &[(60, 99)], Some(100)));
+        // Before the size is known, a peer with nothing fresh may duplicate.
+        assert!(open(&[], &[], None));
     }
 
     #[test]
