@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::{addr, leecher_endpoint, seeder_endpoint, Net};
-use ppspp_core::proto::EndpointConfig;
+use ppspp_core::proto::{EndpointConfig, SwarmHandle};
 use ppspp_core::{ChunkIndex, ChunkSize};
 
 const CHUNKS: u64 = 3000;
@@ -19,24 +19,31 @@ fn config() -> EndpointConfig {
     }
 }
 
-#[test]
-fn a_late_urgent_request_goes_to_another_peer_before_the_timeout() {
+/// A swift-vod leecher whose player prebuffers (so every peer is asked for
+/// urgent data), connected to seeder 1 and to seeder 2 (sending at most
+/// `limit` bytes/s), over 20 ms one way.
+fn prebuffering_leecher(limit: Option<u64>) -> (Net, SwarmHandle, ChunkSize) {
     let cs = ChunkSize::new(1024).unwrap();
     let (bytes, tree) = common::content(CHUNKS as usize * 1024, 251, cs);
     let mut net = Net::new(Duration::from_millis(20));
     net.add(addr(1), seeder_endpoint(config(), 1, &tree, &bytes));
-    let limited = EndpointConfig {
-        upload_limit: Some(150_000),
+    let second = EndpointConfig {
+        upload_limit: limit,
         ..config()
     };
-    net.add(addr(2), seeder_endpoint(limited, 2, &tree, &bytes));
+    net.add(addr(2), seeder_endpoint(second, 2, &tree, &bytes));
     let (mut ep, h) = leecher_endpoint(config(), 10, &tree, "swift-vod");
-    // A player that prebuffers asks every peer for urgent data.
     ep.set_playhead(h, Some(ChunkIndex(0)));
     ep.set_player_waiting(h, true);
     ep.connect(net.now, h, addr(1));
     ep.connect(net.now, h, addr(2));
     net.add(addr(10), ep);
+    (net, h, cs)
+}
+
+#[test]
+fn a_late_urgent_request_goes_to_another_peer_before_the_timeout() {
+    let (mut net, h, _) = prebuffering_leecher(Some(150_000));
     // Seeder 1 answers at first (a 40 ms round trip), then everything it
     // sends is lost: its requests time out only after ≥ 500 ms, but each
     // urgent one is due about a round trip after it was sent.
@@ -80,17 +87,7 @@ fn the_late_copy_is_cancelled_when_the_other_arrives() {
     use std::cell::RefCell;
     use std::collections::BTreeMap;
     use std::rc::Rc;
-    let cs = ChunkSize::new(1024).unwrap();
-    let (bytes, tree) = common::content(CHUNKS as usize * 1024, 251, cs);
-    let mut net = Net::new(Duration::from_millis(20));
-    net.add(addr(1), seeder_endpoint(config(), 1, &tree, &bytes));
-    net.add(addr(2), seeder_endpoint(config(), 2, &tree, &bytes));
-    let (mut ep, h) = leecher_endpoint(config(), 10, &tree, "swift-vod");
-    ep.set_playhead(h, Some(ChunkIndex(0)));
-    ep.set_player_waiting(h, true);
-    ep.connect(net.now, h, addr(1));
-    ep.connect(net.now, h, addr(2));
-    net.add(addr(10), ep);
+    let (mut net, _, cs) = prebuffering_leecher(None);
     // When each chunk was last asked of seeder 1, and how long after that
     // each CANCEL of it went out.
     let asked: Rc<RefCell<BTreeMap<u64, ppspp_core::time::Instant>>> = Rc::default();
