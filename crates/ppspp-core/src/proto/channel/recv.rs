@@ -427,18 +427,16 @@ impl Channel {
                 self.stats.chunks_received += 1;
                 self.stats.payload_bytes_received += data.len() as u64;
                 // In MSS per chunk, as the requests were counted.
-                let unit = super::mss(swarm.chunk_size.bytes());
+                let unit = self.mss;
                 let flight = self.outstanding.count() * unit;
                 let asked = self.outstanding.received(chunk);
                 swarm.note_cancellable(chunk, asked.is_none());
                 let rtt = asked.map(|at| ctx.now.saturating_since(at));
-                if let Some(rtt) = rtt {
+                if let Some((at, rtt)) = asked.zip(rtt) {
                     self.req_rtt.on_sample(rtt);
                     // The peer answers again: ask it for more.
                     self.picks_paused_until = Instant::ZERO;
-                    if let Some(at) = asked {
-                        self.last_answered_sent = self.last_answered_sent.max(at);
-                    }
+                    self.last_answered_sent = self.last_answered_sent.max(at);
                     let more_asked = self.outstanding.count() > 0;
                     self.link.on_data(ctx.now, data.len(), more_asked);
                 }

@@ -1,6 +1,6 @@
 //! What a channel puts in the next datagram to its peer.
 
-use super::{mss, Channel, State};
+use super::{Channel, State};
 use crate::bin::Bin;
 use std::collections::BTreeSet;
 
@@ -332,7 +332,7 @@ impl Channel {
             return;
         }
         let cs = u64::from(swarm.chunk_size.bytes());
-        let window = self.req_cc.window() / mss(swarm.chunk_size.bytes());
+        let window = self.req_cc.window() / self.mss;
         let have_room = window
             .max(1)
             .min(ctx.config.max_requests_per_peer)
@@ -416,7 +416,7 @@ impl Channel {
             swarm.availability.mark_taken(range);
             // The request window counts a chunk as one MSS, so that its
             // flight and its window are in the same unit.
-            let unit = mss(swarm.chunk_size.bytes());
+            let unit = self.mss;
             self.req_cc
                 .on_sent(ctx.now, range.len() * unit, self.outstanding.count() * unit);
             if let Some(bucket) = ctx.download.as_deref_mut() {
@@ -433,7 +433,7 @@ impl Channel {
             return;
         }
         let cs = swarm.chunk_size.bytes_usize();
-        let mss = mss(swarm.chunk_size.bytes());
+        let mss = self.mss;
         if self.inflight.bytes() > 0 && self.inflight.bytes() + mss > self.cc.window() {
             return;
         }
@@ -544,7 +544,7 @@ impl Channel {
         w: &mut DatagramWriter<'_>,
         first: ChunkIndex,
     ) -> bool {
-        let mss = mss(swarm.chunk_size.bytes());
+        let mss = self.mss;
         let room = self.cc.window().saturating_sub(self.inflight.bytes()) / mss;
         let burst: Vec<ChunkIndex> = self
             .uploads
