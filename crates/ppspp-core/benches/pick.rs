@@ -114,6 +114,7 @@ fn bench_pick(c: &mut Criterion, group: &str, layout: Layout) {
         requested: &s.empty,
         requested_from_peer: &s.empty,
         peer_has: &s.peer_has,
+        late: &s.empty,
         availability: &s.availability,
         peer_counted: true,
         playhead: None,

@@ -123,6 +123,8 @@ struct World {
     requested: Binmap,
     from_peer: Binmap,
     peer_has: Binmap,
+    /// Nothing went late: the model has no deadlines.
+    late: Binmap,
     availability: Availability,
     counts: Vec<u32>,
 }
@@ -167,6 +169,7 @@ impl World {
             requested: binmap(&c.requested),
             from_peer: binmap(&from_peer),
             peer_has: binmap(&c.peer_has),
+            late: Binmap::new(),
             availability,
             counts,
         }
@@ -180,6 +183,7 @@ impl World {
             requested: &self.requested,
             requested_from_peer: &self.from_peer,
             peer_has: &self.peer_has,
+            late: &self.late,
             availability: &self.availability,
             peer_counted: c.count_peer,
             playhead: c.playhead.map(ChunkIndex),

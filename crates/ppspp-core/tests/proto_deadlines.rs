@@ -1,6 +1,7 @@
 //! swift-vod's request deadlines (seed paper 000 §III-C): an urgent
 //! request not answered by its deadline is asked of another peer too,
-//! long before the request timeout gives up on it.
+//! long before the request timeout gives up on it — but not while the
+//! player prebuffers, when nothing has a play time yet.
 
 mod common;
 
@@ -19,10 +20,10 @@ fn config() -> EndpointConfig {
     }
 }
 
-/// A swift-vod leecher whose player prebuffers (so every peer is asked for
-/// urgent data), connected to seeder 1 and to seeder 2 (sending at most
-/// `limit` bytes/s), over 20 ms one way.
-fn prebuffering_leecher(limit: Option<u64>) -> (Net, SwarmHandle, ChunkSize) {
+/// A swift-vod leecher whose player plays (or, with `prebuffering`, waits
+/// for its prebuffer), connected to seeder 1 and to seeder 2 (sending at
+/// most `limit` bytes/s), over 20 ms one way.
+fn leecher(limit: Option<u64>, prebuffering: bool) -> (Net, SwarmHandle, ChunkSize) {
     let cs = ChunkSize::new(1024).unwrap();
     let (bytes, tree) = common::content(CHUNKS as usize * 1024, 251, cs);
     let mut net = Net::new(Duration::from_millis(20));
@@ -34,7 +35,7 @@ fn prebuffering_leecher(limit: Option<u64>) -> (Net, SwarmHandle, ChunkSize) {
     net.add(addr(2), seeder_endpoint(second, 2, &tree, &bytes));
     let (mut ep, h) = leecher_endpoint(config(), 10, &tree, "swift-vod");
     ep.set_playhead(h, Some(ChunkIndex(0)));
-    ep.set_player_waiting(h, true);
+    ep.set_player_waiting(h, prebuffering);
     ep.connect(net.now, h, addr(1));
     ep.connect(net.now, h, addr(2));
     net.add(addr(10), ep);
@@ -43,7 +44,7 @@ fn prebuffering_leecher(limit: Option<u64>) -> (Net, SwarmHandle, ChunkSize) {
 
 #[test]
 fn a_late_urgent_request_goes_to_another_peer_before_the_timeout() {
-    let (mut net, h, _) = prebuffering_leecher(Some(150_000));
+    let (mut net, h, _) = leecher(Some(150_000), false);
     // Seeder 1 answers at first (a 40 ms round trip), then everything it
     // sends is lost: its requests time out only after ≥ 500 ms, but each
     // urgent one is due about a round trip after it was sent.
@@ -87,7 +88,7 @@ fn the_late_copy_is_cancelled_when_the_other_arrives() {
     use std::cell::RefCell;
     use std::collections::BTreeMap;
     use std::rc::Rc;
-    let (mut net, _, cs) = prebuffering_leecher(None);
+    let (mut net, _, cs) = leecher(None, false);
     // When each chunk was last asked of seeder 1, and how long after that
     // each CANCEL of it went out.
     let asked: Rc<RefCell<BTreeMap<u64, ppspp_core::time::Instant>>> = Rc::default();
@@ -144,4 +145,58 @@ fn the_late_copy_is_cancelled_when_the_other_arrives() {
     // The request timeout is at least 500 ms: a CANCEL sooner than that
     // after the request came from the other copy's arrival.
     assert!(quick > 0, "CANCEL ages at seeder 1: {ages:?}");
+}
+
+/// Requests sent while the player prebuffers carry no deadline: a peer
+/// that is slow to answer for a moment is not taken for late, and its
+/// chunks are not asked of another peer before the request timeout.
+#[test]
+fn a_prebuffering_player_does_not_double_slow_answers() {
+    use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
+    use std::cell::RefCell;
+    use std::collections::BTreeMap;
+    use std::rc::Rc;
+    let (mut net, _, cs) = leecher(None, true);
+    // When each chunk was last asked of seeder 2; how many chunks were
+    // asked of seeder 1 within 500 ms (the request timeout's floor) of
+    // being asked of seeder 2.
+    let asked: Rc<RefCell<BTreeMap<u64, ppspp_core::time::Instant>>> = Rc::default();
+    let early: Rc<RefCell<u64>> = Rc::default();
+    let start = net.now;
+    // Seeder 2 is silent for 300 ms: less than a request timeout.
+    let hole = (
+        start + Duration::from_millis(300),
+        start + Duration::from_millis(600),
+    );
+    while net.now < start + Duration::from_secs(2) {
+        let now = net.now;
+        let (a, e) = (asked.clone(), early.clone());
+        net.filter = Some(Box::new(move |d| {
+            if d.from == addr(10) {
+                let Ok((_, msgs)) = decode_datagram(&d.bytes, SwarmParams::default()) else {
+                    return true;
+                };
+                for m in msgs.flatten() {
+                    let Message::Request(spec) = m else { continue };
+                    for c in spec
+                        .to_chunks(cs)
+                        .into_iter()
+                        .flat_map(|r| r.first().0..=r.last().0)
+                    {
+                        if d.to == addr(2) {
+                            a.borrow_mut().insert(c, now);
+                        } else if a.borrow().get(&c).is_some_and(|&at| {
+                            now.saturating_since(at) < Duration::from_millis(500)
+                        }) {
+                            *e.borrow_mut() += 1;
+                        }
+                    }
+                }
+            }
+            !(d.from == addr(2) && now >= hole.0 && now < hole.1)
+        }));
+        net.run_for(Duration::from_millis(5), |_| false);
+    }
+    assert!(asked.borrow().len() > 50, "seeder 2 was asked too little");
+    assert_eq!(*early.borrow(), 0, "chunks asked again before the timeout");
 }

@@ -89,3 +89,18 @@ fn a_player_on_a_seeder_is_refused() {
     assert!(msg.contains("not a leecher"), "{msg}");
     assert!(msg.contains("vod-small.toml"), "{msg}");
 }
+
+/// A group's `high_window` sizes std-vod's in-order set: one shorter than
+/// the prebuffer leaves most of the prebuffer to the rarest-first sets, so
+/// viewers start later.
+#[test]
+fn the_high_window_is_a_group_key() {
+    let startup = |high: &str| {
+        let text = apply(&small("std-vod"), "peers.viewers.high_window", high).unwrap();
+        let o = run(&text, "vod-small.toml", Some(1), None, |_| {}).unwrap();
+        o.summary.playback.as_ref().unwrap().startup_s[0]
+    };
+    let (whole, short) = (startup("5s"), startup("500ms"));
+    eprintln!("mean startup: 5 s high set {whole} s, 0.5 s high set {short} s");
+    assert!(short > 1.5 * whole, "0.5 s: {short} s, 5 s: {whole} s");
+}

@@ -19,7 +19,8 @@ fn stats_and_a_player_that_hangs_up() {
     let mut s = stream(
         &seeder.url,
         &dir.path().join("out"),
-        &["--bitrate", "2Mbit/s"],
+        // A 5 s high-priority set: the flag is taken.
+        &["--bitrate", "2Mbit/s", "--high-window", "5"],
     );
 
     // A player reads the start, then hangs up mid-response.

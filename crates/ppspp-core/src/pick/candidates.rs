@@ -247,6 +247,8 @@ mod tests {
         ranges.iter().map(|&(a, b)| r(a, b)).collect()
     }
 
+    static NO_LATE: Binmap = Binmap::new();
+
     fn view<'a>(
         [have, requested, from_peer, peer_has]: [&'a Binmap; 4],
         availability: &'a Availability,
@@ -259,6 +261,7 @@ mod tests {
             requested,
             requested_from_peer: from_peer,
             peer_has,
+            late: &NO_LATE,
             availability,
             peer_counted: true,
             playhead: None,

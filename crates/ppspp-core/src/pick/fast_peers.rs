@@ -32,6 +32,11 @@
 //!   peers serve urgent data.
 //! - **No estimates yet** (start-up): the set is unknown and every peer may
 //!   serve urgent data.
+//! - **A silent peer** — its requests timed out with no later one answered,
+//!   and no DATA since — has R_i = 0 until it sends again. Eq. (1) alone
+//!   would keep its old S_i, and L_r grows only by the few requests a
+//!   timed-out window still holds: a fast peer that went quiet stayed fast
+//!   for seconds while urgent data waited on it.
 
 use std::time::Duration;
 
@@ -69,6 +74,8 @@ pub struct LinkEstimate {
     packet: f64,
     received: u64,
     lost: u64,
+    /// Requests timed out and nothing arrived since.
+    silent: bool,
     k: u32,
     stable_run: u32,
 }
@@ -81,6 +88,7 @@ impl Default for LinkEstimate {
             packet: 0.0,
             received: 0,
             lost: 0,
+            silent: false,
             k: 1,
             stable_run: 0,
         }
@@ -105,6 +113,7 @@ impl LinkEstimate {
             }
         }
         self.last_data = Some((now, more_asked));
+        self.silent = false;
         self.packet = if self.received == 0 {
             bytes as f64
         } else {
@@ -122,6 +131,12 @@ impl LinkEstimate {
         self.lost = self.lost.saturating_add(chunks);
         // A gap across a timeout is not the link's pace.
         self.last_data = None;
+    }
+
+    /// Requests to the peer timed out and none sent after them was
+    /// answered: it is not answering now.
+    pub fn on_silence(&mut self) {
+        self.silent = true;
     }
 
     /// L_r: requests lost per chunk received.
@@ -158,6 +173,9 @@ impl LinkEstimate {
     /// trip; `None` until DIP has a sample.
     pub fn expected_bandwidth(&self, srtt: Option<Duration>) -> Option<f64> {
         let (dip, _) = self.dip?;
+        if self.silent {
+            return Some(0.0);
+        }
         let rtt = srtt.map_or(0.0, |d| d.as_secs_f64());
         let s = self.packet * (1.0 - rtt).max(MIN_RTT_FACTOR) / dip.max(1e-6);
         Some((s - f64::from(self.k) * s * self.loss_ratio()).max(0.0))
@@ -254,6 +272,25 @@ mod tests {
         // A round trip over a second is floored, not negative.
         let far = l.expected_bandwidth(Some(Duration::from_secs(3))).unwrap();
         assert!(far > 0.0 && far < r / 5.0, "{far}");
+    }
+
+    #[test]
+    fn a_silent_peer_expects_nothing_until_it_sends_again() {
+        let mut l = LinkEstimate::default();
+        for i in 0..50 {
+            l.on_data(t(10 * i), 1024, true);
+        }
+        let before = l.expected_bandwidth(None).unwrap();
+        // Its requests timed out with nothing answered after them: a few
+        // lost chunks alone would leave it nearly as fast as before.
+        l.on_lost(2);
+        assert!(l.expected_bandwidth(None).unwrap() > 0.9 * before);
+        l.on_silence();
+        assert_eq!(l.expected_bandwidth(None), Some(0.0));
+        // It answers again: its rate counts again, less the loss.
+        l.on_data(t(2000), 1024, true);
+        let after = l.expected_bandwidth(None).unwrap();
+        assert!(after > 0.9 * before, "{after} against {before}");
     }
 
     #[test]

@@ -54,16 +54,42 @@ pub fn by_name(name: &str) -> Option<Box<dyn Picker>> {
     by_name_for(name, MediaRate::default())
 }
 
-/// The picker called `name`, streaming pickers sizing their windows for
-/// content played at `rate`.
+/// The picker called `name`, streaming pickers sizing their default
+/// windows ([`VodWindows::default`]) for content played at `rate`.
 pub fn by_name_for(name: &str, rate: MediaRate) -> Option<Box<dyn Picker>> {
+    by_name_with(name, rate, VodWindows::default())
+}
+
+/// The picker called `name`, streaming pickers using `windows` of content
+/// played at `rate`.
+pub fn by_name_with(name: &str, rate: MediaRate, windows: VodWindows) -> Option<Box<dyn Picker>> {
     match name {
         "sequential" => Some(Box::new(Sequential::new())),
         "rarest-first" => Some(Box::new(RarestFirst::new())),
         "linear" => Some(Box::new(Linear::new())),
-        "std-vod" => Some(Box::new(StdVod::new(rate))),
-        "swift-vod" => Some(Box::new(SwiftVod::new(rate))),
+        "std-vod" => Some(Box::new(StdVod::sized(rate, windows))),
+        "swift-vod" => Some(Box::new(SwiftVod::sized(rate, windows))),
         _ => None,
+    }
+}
+
+/// The media time of the VoD pickers' high and mid priority sets (seed
+/// paper 000 §III-C, Fig. 4); the low set is the rest of the content.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VodWindows {
+    /// The high set, taken in order from the playhead.
+    pub high: Duration,
+    /// The mid set after it, taken rarest-first.
+    pub mid: Duration,
+}
+
+impl Default for VodWindows {
+    /// [`std_vod::HIGH_WINDOW`] and [`std_vod::MID_WINDOW`].
+    fn default() -> Self {
+        VodWindows {
+            high: std_vod::HIGH_WINDOW,
+            mid: std_vod::MID_WINDOW,
+        }
     }
 }
 
@@ -108,6 +134,10 @@ pub struct PickView<'a> {
     pub requested_from_peer: &'a Binmap,
     /// Chunks this peer has announced (HAVE, or a seeder's everything).
     pub peer_has: &'a Binmap,
+    /// Chunks whose urgent request passed its deadline at another peer:
+    /// to be asked again elsewhere (seed paper 000 §III-C). Those not
+    /// requested again yet are fresh.
+    pub late: &'a Binmap,
     /// How many connected peers have each chunk.
     pub availability: &'a availability::Availability,
     /// Whether this peer's chunks are counted one by one in `availability`

@@ -14,10 +14,12 @@
 //! When nothing is fresh at the peer, the end game goes in order from the
 //! playhead, so the most urgent duplicates go out first.
 //!
-//! Window sizes. The paper's high set is 10 s of video (§IV-B: "the
-//! high-priority window set to 10 second"); the mid set's size is not
-//! given — chosen: four times the high set (40 s). Both are media time,
-//! turned into chunks at the stream's bitrate ([`MediaRate`]).
+//! Window sizes. The default high set is 10 s of video, the paper's
+//! setting in its comparison with BitTorrent (§IV-B: "the high-priority
+//! window set to 10 second"); the mid set's size is not given — chosen:
+//! four times the high set (40 s). Both are media time, turned into chunks
+//! at the stream's bitrate ([`MediaRate`]), and both can be set
+//! ([`VodWindows`]): the paper's VoD comparison (§IV-A) does not give them.
 
 use std::time::Duration;
 
@@ -26,7 +28,7 @@ use rand::Rng;
 use super::candidates::{domain_end, Candidates};
 use super::rarest::{clear, RarestFirst};
 use super::window::WindowRarest;
-use super::{MediaRate, PickView, Picker};
+use super::{MediaRate, PickView, Picker, VodWindows};
 use crate::binmap::Binmap;
 use crate::chunk::ChunkRange;
 
@@ -51,7 +53,12 @@ pub struct StdVod {
 impl StdVod {
     /// Windows of [`HIGH_WINDOW`] and [`MID_WINDOW`] at `rate`.
     pub fn new(rate: MediaRate) -> Self {
-        Self::with_windows(rate.chunks_for(HIGH_WINDOW), rate.chunks_for(MID_WINDOW))
+        Self::sized(rate, VodWindows::default())
+    }
+
+    /// Windows of `windows`' media time at `rate`.
+    pub fn sized(rate: MediaRate, windows: VodWindows) -> Self {
+        Self::with_windows(rate.chunks_for(windows.high), rate.chunks_for(windows.mid))
     }
 
     /// Windows of `high` and `mid` chunks (at least one each).
@@ -74,6 +81,9 @@ impl StdVod {
 /// How a pick walks the priority sets (see [`StdVod::pick_with`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Plan {
+    /// Before anything else, high-set chunks whose request went late at
+    /// another peer ([`PickView::late`]).
+    pub late_first: bool,
     /// At most this many chunks from the high set first.
     pub high_first: u64,
     /// Whether a pick that found high-set chunks goes on to the mid and
@@ -89,6 +99,7 @@ pub struct Plan {
 impl Plan {
     /// std-vod's own: high, mid, low, then the end game.
     pub const STANDARD: Plan = Plan {
+        late_first: false,
         high_first: u64::MAX,
         fill: true,
         high_last: false,
@@ -126,7 +137,16 @@ impl StdVod {
         let none = Binmap::new();
         let first = out.len();
         let mut budget = max_chunks;
-        if let Some(h) = high.filter(|_| plan.high_first > 0) {
+        if let Some(h) = high.filter(|_| plan.late_first && !view.late.is_empty()) {
+            let fresh = Candidates::fresh(view, &none);
+            for run in view.late.filled_runs_in(h) {
+                if budget == 0 {
+                    break;
+                }
+                budget -= fresh.take_runs(run.first().0, run.last().0, budget, out);
+            }
+        }
+        if let Some(h) = high.filter(|_| plan.high_first > 0 && budget > 0) {
             let fresh = Candidates::fresh(view, &none);
             budget -= fresh.take_runs(h.first().0, h.last().0, budget.min(plan.high_first), out);
         }

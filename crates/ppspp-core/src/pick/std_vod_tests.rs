@@ -164,3 +164,18 @@ fn windows_are_media_time_at_the_bitrate() {
     };
     assert_eq!(StdVod::new(rate).windows(), (611, 2442));
 }
+
+#[test]
+fn windows_can_be_set_in_media_time() {
+    // 5 s and 20 s of 1 Mbit/s in 1 KiB chunks: 610.4 and 2441.4 chunks.
+    let windows = crate::pick::VodWindows {
+        high: std::time::Duration::from_secs(5),
+        mid: std::time::Duration::from_secs(20),
+    };
+    assert_eq!(
+        StdVod::sized(MediaRate::default(), windows).windows(),
+        (611, 2442)
+    );
+    let swift = crate::pick::SwiftVod::sized(MediaRate::default(), windows);
+    assert_eq!(swift.windows(), (611, 2442));
+}

@@ -13,22 +13,27 @@
 //!   nothing else, so its queue stays short and urgent data comes on time;
 //!   only when the high set has nothing for it, the mid and low sets
 //!   rarest-first, then the end game.
-//! - **Any other peer** is asked for the mid and low sets, and for high-set
-//!   chunks only when it has nothing else we need (so a chunk that only a
-//!   slow peer has still comes), and never for end-game duplicates.
+//! - **Any other peer** is asked first for high-set chunks whose request
+//!   went late at another peer (the paper's "forward the same request to a
+//!   different peer"; the fast peers may be the ones that are late), then
+//!   for the mid and low sets, and for other high-set chunks only when it
+//!   has nothing else we need (so a chunk that only a slow peer has still
+//!   comes), and never for end-game duplicates.
 //! - **Deadlines** (§III-C): a high-set request is due a safety margin
 //!   before the chunk plays, the margin growing with the peer's loss
 //!   ratio; a late request is given to another peer and cancelled at this
 //!   one (the channel does that, see `Outstanding::pass_deadlines`). The
-//!   playhead is taken to play now — a prebuffering or stalled player needs
-//!   it at once — and each later chunk one chunk-time after the previous.
+//!   playhead is taken to play now — a stalled player needs it at once —
+//!   and each later chunk one chunk-time after the previous. While the
+//!   player prebuffers, the channel sets no deadlines: nothing plays
+//!   before the whole prebuffer is in.
 
 use std::time::Duration;
 
 use rand::Rng;
 
 use super::std_vod::{Plan, StdVod};
-use super::{MediaRate, PickView, Picker};
+use super::{MediaRate, PickView, Picker, VodWindows};
 use crate::chunk::ChunkRange;
 use crate::play::timing::Timing;
 use crate::time::Instant;
@@ -50,10 +55,15 @@ pub struct SwiftVod {
 }
 
 impl SwiftVod {
-    /// std-vod's windows at `rate`.
+    /// std-vod's default windows at `rate`.
     pub fn new(rate: MediaRate) -> Self {
+        Self::sized(rate, VodWindows::default())
+    }
+
+    /// Windows of `windows`' media time at `rate`.
+    pub fn sized(rate: MediaRate, windows: VodWindows) -> Self {
         SwiftVod {
-            sets: StdVod::new(rate),
+            sets: StdVod::sized(rate, windows),
             rate,
             timing: Timing::new(rate.chunk_size, rate.bitrate),
         }
@@ -68,9 +78,14 @@ impl SwiftVod {
         }
     }
 
+    /// The high-set and mid-set sizes, in chunks.
+    pub fn windows(&self) -> (u64, u64) {
+        self.sets.windows()
+    }
+
     /// Eq. 3's request size for the high set, in chunks (at least one).
     pub fn urgent_request_size(&self, view: &PickView<'_>) -> u64 {
-        let (h, _) = self.sets.windows();
+        let (h, _) = self.windows();
         let f = view.link.fast_count.max(1);
         (view.link.window / 2).min(h.div_ceil(f)).max(1)
     }
@@ -90,6 +105,7 @@ impl Picker for SwiftVod {
     ) {
         let plan = if view.link.fast.unwrap_or(true) {
             Plan {
+                late_first: false,
                 high_first: self.urgent_request_size(view),
                 fill: false,
                 high_last: false,
@@ -97,6 +113,7 @@ impl Picker for SwiftVod {
             }
         } else {
             Plan {
+                late_first: true,
                 high_first: 0,
                 fill: true,
                 high_last: true,

@@ -124,3 +124,21 @@ fn high_set_deadlines_keep_a_margin_before_play_time() {
     s.playhead = None;
     assert_eq!(p.deadline(&s.view(), r(300, 300)), None);
 }
+
+#[test]
+fn a_slow_peer_is_asked_first_for_urgent_chunks_late_elsewhere() {
+    let mut s = sets(Some(false), 3, 40);
+    // Chunks 103..=104 went late at a fast peer: released, to be asked
+    // again. 105 went late too but is asked again already.
+    s.late = map(&[(103, 105)]);
+    s.request(105, 105);
+    let picked = pick(&s, 10);
+    assert_eq!(picked[0], (103, 104), "{picked:?}");
+    // The rest of its budget still goes to the mid and low sets.
+    let n: u64 = picked.iter().map(|(a, b)| b - a + 1).sum();
+    assert_eq!(n, 10);
+    assert!(picked[1..].iter().all(|&(a, _)| a >= 110), "{picked:?}");
+    // A late chunk beyond the high set is not urgent any more: not first.
+    s.late = map(&[(300, 300)]);
+    assert!(pick(&s, 10).iter().all(|&(a, b)| !(a <= 109 && b >= 100)));
+}

@@ -23,6 +23,8 @@ pub(crate) struct Sets {
     pub requested: Binmap,
     pub from_peer: Binmap,
     pub peer_has: Binmap,
+    /// Chunks whose request went late elsewhere (see `PickView::late`).
+    pub late: Binmap,
     pub availability: Availability,
     pub chunk_count: Option<u64>,
     /// Whether the peer's chunks are in the counts (see `PickView`).
@@ -38,6 +40,7 @@ impl Sets {
             have: Binmap::new(),
             requested: Binmap::new(),
             from_peer: Binmap::new(),
+            late: Binmap::new(),
             peer_has: map(peer_has),
             availability: Availability::new(),
             chunk_count: Some(1000),
@@ -72,6 +75,7 @@ impl Sets {
             requested: &self.requested,
             requested_from_peer: &self.from_peer,
             peer_has: &self.peer_has,
+            late: &self.late,
             availability: &self.availability,
             peer_counted: self.peer_counted,
             playhead: self.playhead.map(ChunkIndex),

@@ -770,9 +770,11 @@ impl Endpoint {
     }
 
     /// Whether the swarm's player waits for data: then every peer may be
-    /// asked for urgent data, not only the fast ones. `play::Viewer` sets
-    /// it while the player prebuffers (not while it stalls: in E1, asking
-    /// everyone during stalls too doubled the stalls).
+    /// asked for urgent data, not only the fast ones, and requests carry no
+    /// deadline (nothing plays before the whole prebuffer is in).
+    /// `play::Viewer` sets it while the player prebuffers (not while it
+    /// stalls: in E1, asking everyone during stalls too doubled the
+    /// stalls).
     pub fn set_player_waiting(&mut self, swarm: SwarmHandle, waiting: bool) {
         if let Some(s) = self.swarm_mut(swarm) {
             s.player_waiting = waiting;

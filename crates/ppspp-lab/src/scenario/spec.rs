@@ -367,6 +367,13 @@ pub struct PeerGroup {
     /// Piece picker by name.
     #[serde(default = "default_algorithm")]
     pub algorithm: String,
+    /// std-vod's and swift-vod's high-priority set, in media time
+    /// (default 10 s, seed paper 000 §IV-B).
+    #[serde(default)]
+    pub high_window: Option<Dur>,
+    /// Their mid-priority set, in media time (default 40 s).
+    #[serde(default)]
+    pub mid_window: Option<Dur>,
     /// Congestion controller of DATA sent, by name.
     #[serde(default = "default_congestion")]
     pub congestion: String,

@@ -436,7 +436,12 @@ impl Partition {
             chunk_size: tree.chunk_size(),
             bitrate: player.map_or(Bitrate::MBIT, |p| Bitrate(p.bitrate.0)),
         };
-        let picker = pick::by_name_for(&spec.algorithm, rate)
+        let defaults = pick::VodWindows::default();
+        let windows = pick::VodWindows {
+            high: spec.high_window.map_or(defaults.high, |d| d.0),
+            mid: spec.mid_window.map_or(defaults.mid, |d| d.0),
+        };
+        let picker = pick::by_name_with(&spec.algorithm, rate, windows)
             .unwrap_or_else(|| Box::new(pick::Sequential::new()));
         let storage = Box::new(shared.content.storage());
         let viewer = player.map(|p| {

@@ -376,6 +376,7 @@ impl Channel {
                         self.req_cc.on_timeout(now);
                         self.req_rtt.on_timeout();
                         self.picks_paused_until = now + self.request_timeout();
+                        self.link.on_silence();
                     }
                     self.expired.extend_from_slice(&released[before..]);
                     self.link.on_lost(lost);

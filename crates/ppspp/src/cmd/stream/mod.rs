@@ -11,10 +11,11 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::sync::Arc;
+use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 use clap::{Args, ValueEnum};
-use ppspp_core::pick::{self, MediaRate};
+use ppspp_core::pick::{self, MediaRate, VodWindows};
 use ppspp_core::play::{Bitrate, PlayerConfig};
 use ppspp_core::proto::{Event, SwarmSetup};
 use ppspp_core::ChunkIndex;
@@ -69,6 +70,10 @@ pub struct StreamArgs {
     /// The media bitrate: sizes std-vod's windows and the buffer in seconds.
     #[arg(long, default_value = "1Mbit/s", value_parser = args::rate)]
     pub bitrate: u64,
+    /// Seconds of media in std-vod's and swift-vod's high-priority set,
+    /// fetched in order from the playback position.
+    #[arg(long, default_value = "10", value_parser = args::seconds)]
+    pub high_window: Duration,
     /// Where to keep the content (a checkpoint goes beside it, PATH.ppspp);
     /// default: the user's cache directory, named by the swarm id.
     #[arg(long, short)]
@@ -111,7 +116,11 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         chunk_size: url.chunk_size,
         bitrate,
     };
-    let picker = pick::by_name_for(&args.algorithm, rate).ok_or_else(|| {
+    let windows = VodWindows {
+        high: args.high_window,
+        ..VodWindows::default()
+    };
+    let picker = pick::by_name_with(&args.algorithm, rate, windows).ok_or_else(|| {
         anyhow!(
             "unknown algorithm '{}' (known: {})",
             args.algorithm,
