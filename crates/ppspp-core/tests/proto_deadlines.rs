@@ -42,6 +42,27 @@ fn leecher(limit: Option<u64>, prebuffering: bool) -> (Net, SwarmHandle, ChunkSi
     (net, h, cs)
 }
 
+/// What a datagram from the leecher asks: each chunk of its REQUESTs
+/// (`true`) and of its CANCELs (`false`).
+fn asks(bytes: &[u8], cs: ChunkSize) -> Vec<(bool, u64)> {
+    use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
+    let Ok((_, msgs)) = decode_datagram(bytes, SwarmParams::default()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for m in msgs.flatten() {
+        let (request, spec) = match m {
+            Message::Request(spec) => (true, spec),
+            Message::Cancel(spec) => (false, spec),
+            _ => continue,
+        };
+        if let Some(r) = spec.to_chunks(cs) {
+            out.extend((r.first().0..=r.last().0).map(|c| (request, c)));
+        }
+    }
+    out
+}
+
 #[test]
 fn a_late_urgent_request_goes_to_another_peer_before_the_timeout() {
     let (mut net, h, _) = leecher(Some(150_000), false);
@@ -84,7 +105,6 @@ fn a_late_urgent_request_goes_to_another_peer_before_the_timeout() {
 /// the other copy arrives: long before the request timeout would cancel it.
 #[test]
 fn the_late_copy_is_cancelled_when_the_other_arrives() {
-    use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
     use std::cell::RefCell;
     use std::collections::BTreeMap;
     use std::rc::Rc;
@@ -103,32 +123,11 @@ fn the_late_copy_is_cancelled_when_the_other_arrives() {
         let (a, g) = (asked.clone(), ages.clone());
         net.filter = Some(Box::new(move |d| {
             if d.from == addr(10) && d.to == addr(1) {
-                let Ok((_, msgs)) = decode_datagram(&d.bytes, SwarmParams::default()) else {
-                    return true;
-                };
-                for m in msgs.flatten() {
-                    match m {
-                        Message::Request(spec) => {
-                            for c in spec
-                                .to_chunks(cs)
-                                .into_iter()
-                                .flat_map(|r| r.first().0..=r.last().0)
-                            {
-                                a.borrow_mut().insert(c, now);
-                            }
-                        }
-                        Message::Cancel(spec) => {
-                            for c in spec
-                                .to_chunks(cs)
-                                .into_iter()
-                                .flat_map(|r| r.first().0..=r.last().0)
-                            {
-                                if let Some(&at) = a.borrow().get(&c) {
-                                    g.borrow_mut().push(now.saturating_since(at));
-                                }
-                            }
-                        }
-                        _ => {}
+                for (request, c) in asks(&d.bytes, cs) {
+                    if request {
+                        a.borrow_mut().insert(c, now);
+                    } else if let Some(&at) = a.borrow().get(&c) {
+                        g.borrow_mut().push(now.saturating_since(at));
                     }
                 }
             }
@@ -152,7 +151,6 @@ fn the_late_copy_is_cancelled_when_the_other_arrives() {
 /// chunks are not asked of another peer before the request timeout.
 #[test]
 fn a_prebuffering_player_does_not_double_slow_answers() {
-    use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
     use std::cell::RefCell;
     use std::collections::BTreeMap;
     use std::rc::Rc;
@@ -171,18 +169,10 @@ fn a_prebuffering_player_does_not_double_slow_answers() {
     while net.now < start + Duration::from_secs(2) {
         let now = net.now;
         let (a, e) = (asked.clone(), early.clone());
-        net.filter = Some(Box::new(move |d| {
-            if d.from == addr(10) {
-                let Ok((_, msgs)) = decode_datagram(&d.bytes, SwarmParams::default()) else {
-                    return true;
-                };
-                for m in msgs.flatten() {
-                    let Message::Request(spec) = m else { continue };
-                    for c in spec
-                        .to_chunks(cs)
-                        .into_iter()
-                        .flat_map(|r| r.first().0..=r.last().0)
-                    {
+        net.filter =
+            Some(Box::new(move |d| {
+                if d.from == addr(10) {
+                    for (_, c) in asks(&d.bytes, cs).into_iter().filter(|a| a.0) {
                         if d.to == addr(2) {
                             a.borrow_mut().insert(c, now);
                         } else if a.borrow().get(&c).is_some_and(|&at| {
@@ -192,9 +182,8 @@ fn a_prebuffering_player_does_not_double_slow_answers() {
                         }
                     }
                 }
-            }
-            !(d.from == addr(2) && now >= hole.0 && now < hole.1)
-        }));
+                !(d.from == addr(2) && now >= hole.0 && now < hole.1)
+            }));
         net.run_for(Duration::from_millis(5), |_| false);
     }
     assert!(asked.borrow().len() > 50, "seeder 2 was asked too little");
