@@ -154,9 +154,16 @@ async fn follow(
     let mut last_change = Instant::now();
     let mut last_bytes = 0u64;
     let mut last_rate_at = Instant::now();
+    // One listener for the whole download. A new `ctrl_c()` each turn of
+    // the loop completes only on a Ctrl-C after its first poll, and once
+    // tokio's handler is installed the signal no longer ends the process:
+    // a Ctrl-C between two turns was lost, and the download ran on (seen
+    // in CI as an interrupted `get` that exited with success).
+    let interrupt = tokio::signal::ctrl_c();
+    tokio::pin!(interrupt);
     loop {
         tokio::select! {
-            r = tokio::signal::ctrl_c() => {
+            r = &mut interrupt => {
                 r?;
                 bar.abandon();
                 return Ok(Outcome::Interrupted);
