@@ -11,7 +11,10 @@ mod common;
 
 use std::time::Duration;
 
-use common::{addr, leecher_endpoint, seeder_endpoint, Net};
+use std::sync::Arc;
+
+use common::{addr, leecher_endpoint, leecher_with_picker, seeder_endpoint, Net};
+use ppspp_core::merkle::MerkleTree;
 use ppspp_core::proto::EndpointConfig;
 use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
 use ppspp_core::ChunkSize;
@@ -40,9 +43,9 @@ fn carries(bytes: &[u8]) -> (bool, bool) {
     (ack, request)
 }
 
-/// Virtual time for the leecher to complete, one way 100 ms, the seeder
-/// sending at most 400 kB/s.
-fn download_time(drop: Drop) -> Duration {
+/// A seeder (address 1) sending at most 400 kB/s, one way 100 ms, and its
+/// content's tree.
+fn slow_seeder() -> (Net, Arc<MerkleTree>) {
     let cs = ChunkSize::new(1024).unwrap();
     let (bytes, tree) = common::content(CHUNKS * 1024, 251, cs);
     let mut net = Net::new(Duration::from_millis(100));
@@ -51,6 +54,12 @@ fn download_time(drop: Drop) -> Duration {
         ..EndpointConfig::default()
     };
     net.add(addr(1), seeder_endpoint(seeder, 1, &tree, &bytes));
+    (net, tree)
+}
+
+/// Virtual time for the leecher to complete from [`slow_seeder`].
+fn download_time(drop: Drop) -> Duration {
+    let (mut net, tree) = slow_seeder();
     let (mut ep, h) = leecher_endpoint(EndpointConfig::default(), 2, &tree, "sequential");
     ep.connect(net.now, h, addr(1));
     net.add(addr(2), ep);
@@ -110,7 +119,7 @@ fn lost_requests_are_losses_not_timeouts() {
 #[derive(Debug)]
 struct WindowLog {
     inner: ppspp_core::pick::Sequential,
-    windows: std::sync::Arc<std::sync::Mutex<Vec<u64>>>,
+    windows: Arc<std::sync::Mutex<Vec<u64>>>,
 }
 
 impl ppspp_core::pick::Picker for WindowLog {
@@ -132,32 +141,14 @@ impl ppspp_core::pick::Picker for WindowLog {
 
 #[test]
 fn a_lost_request_halves_the_request_window_instead_of_restarting_it() {
-    use std::sync::{Arc, Mutex};
-    let cs = ChunkSize::new(1024).unwrap();
-    let (bytes, tree) = common::content(CHUNKS * 1024, 251, cs);
-    let mut net = Net::new(Duration::from_millis(100));
-    let seeder = EndpointConfig {
-        upload_limit: Some(400_000),
-        ..EndpointConfig::default()
-    };
-    net.add(addr(1), seeder_endpoint(seeder, 1, &tree, &bytes));
+    use std::sync::Mutex;
+    let (mut net, tree) = slow_seeder();
     let windows: Arc<Mutex<Vec<u64>>> = Arc::default();
     let picker = WindowLog {
         inner: ppspp_core::pick::Sequential::new(),
         windows: windows.clone(),
     };
-    let mut ep = ppspp_core::proto::Endpoint::new(EndpointConfig::default(), 2);
-    let h = ep
-        .add_swarm(
-            net.now,
-            ppspp_core::proto::SwarmSetup::download_with_tree(
-                tree.clone(),
-                ppspp_core::Binmap::new(),
-                Box::new(ppspp_core::storage::MemoryStorage::empty(cs)),
-                Box::new(picker),
-            ),
-        )
-        .unwrap();
+    let (mut ep, h) = leecher_with_picker(EndpointConfig::default(), 2, &tree, Box::new(picker));
     ep.connect(net.now, h, addr(1));
     net.add(addr(2), ep);
     // The 30th datagram carrying a REQUEST is lost; the seeder answers the

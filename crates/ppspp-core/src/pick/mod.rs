@@ -134,9 +134,9 @@ pub struct PickView<'a> {
     pub requested_from_peer: &'a Binmap,
     /// Chunks this peer has announced (HAVE, or a seeder's everything).
     pub peer_has: &'a Binmap,
-    /// Chunks whose urgent request passed its deadline at another peer:
-    /// to be asked again elsewhere (seed paper 000 §III-C). Those not
-    /// requested again yet are fresh.
+    /// Chunks asked of a second peer, or to be: an end-game duplicate, or
+    /// an urgent request that passed its deadline at another peer (seed
+    /// paper 000 §III-C). The late ones not asked again yet are fresh.
     pub late: &'a Binmap,
     /// How many connected peers have each chunk.
     pub availability: &'a availability::Availability,

@@ -135,10 +135,10 @@ impl StdVod {
         let high = window(playhead, self.high, end);
         let mid = high.and_then(|h| window(h.last().0 + 1, self.mid, end));
         let none = Binmap::new();
+        let fresh = Candidates::fresh(view, &none);
         let first = out.len();
         let mut budget = max_chunks;
         if let Some(h) = high.filter(|_| plan.late_first && !view.late.is_empty()) {
-            let fresh = Candidates::fresh(view, &none);
             for run in view.late.filled_runs_in(h) {
                 if budget == 0 {
                     break;
@@ -147,7 +147,6 @@ impl StdVod {
             }
         }
         if let Some(h) = high.filter(|_| plan.high_first > 0 && budget > 0) {
-            let fresh = Candidates::fresh(view, &none);
             budget -= fresh.take_runs(h.first().0, h.last().0, budget.min(plan.high_first), out);
         }
         if !plan.fill && out.len() > first {

@@ -120,7 +120,8 @@ pub(crate) struct Swarm {
     pub availability: Availability,
     /// Chunks requested from some peer and not yet received.
     pub requested: Binmap,
-    /// Chunks requested from more than one peer (end game).
+    /// Chunks requested from more than one peer (end game), or released
+    /// for lateness to be (`PickView::late`).
     pub doubled: Binmap,
     /// Verified chunks that another channel may still have outstanding:
     /// those that arrived unasked (a request that timed out was answered

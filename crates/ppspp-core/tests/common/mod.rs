@@ -212,6 +212,17 @@ pub fn leecher_endpoint(
     tree: &std::sync::Arc<ppspp_core::merkle::MerkleTree>,
     picker: &str,
 ) -> (Endpoint, ppspp_core::proto::SwarmHandle) {
+    let picker = ppspp_core::pick::by_name(picker).unwrap();
+    leecher_with_picker(config, seed, tree, picker)
+}
+
+/// [`leecher_endpoint`] with a picker of the test's own.
+pub fn leecher_with_picker(
+    config: ppspp_core::proto::EndpointConfig,
+    seed: u64,
+    tree: &std::sync::Arc<ppspp_core::merkle::MerkleTree>,
+    picker: Box<dyn ppspp_core::pick::Picker>,
+) -> (Endpoint, ppspp_core::proto::SwarmHandle) {
     let mut ep = Endpoint::new(config, seed);
     let h = ep
         .add_swarm(
@@ -220,7 +231,7 @@ pub fn leecher_endpoint(
                 tree.clone(),
                 ppspp_core::Binmap::new(),
                 Box::new(MemoryStorage::empty(tree.chunk_size())),
-                ppspp_core::pick::by_name(picker).unwrap(),
+                picker,
             ),
         )
         .unwrap();

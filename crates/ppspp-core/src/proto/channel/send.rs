@@ -385,12 +385,13 @@ impl Channel {
         };
         swarm.picker.pick(&view, affordable, ctx.rng, &mut picked);
         // While the player prebuffers no chunk has a play time: playback
-        // starts only when the whole prebuffer is in. Deadlines counted from "plays now" were
-        // floored at one request round trip, so about half of every batch
-        // went late and was asked again elsewhere, doubling the load just
-        // when the flash crowd makes it highest (E1, 96 viewers, seeds
-        // 1-4: mean startup 8.4 s with them, 7.0 s without). A silent peer
-        // still loses its requests to the request timeout.
+        // starts only when the whole prebuffer is in. Deadlines counted
+        // from "plays now" were floored at one mean request round trip, so
+        // a batch's later chunks went late and were asked again elsewhere,
+        // adding load when the flash crowd makes it highest (E1, 96
+        // viewers, seeds 1-4: mean startup 8.4 s with them, 7.0 s
+        // without). A silent peer still loses its requests to the request
+        // timeout.
         let deadlines: Vec<Option<Instant>> = picked
             .iter()
             .map(|&r| {
