@@ -166,6 +166,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             local.set_ip(Ipv4Addr::LOCALHOST.into());
         }
         let http_url = format!("http://{local}/{id}");
+        let saved = storage.clone();
         let gw = Arc::new(Gateway::new(
             node.clone(),
             swarm,
@@ -217,6 +218,10 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         };
         node.shutdown().await?;
         task.await??;
+        // The shutdown's checkpoint must be on disk before we return.
+        saved
+            .wait_checkpoint()
+            .context("cannot write the checkpoint")?;
         outcome
     });
     // A player still running after Ctrl-C (it got the signal too) must not

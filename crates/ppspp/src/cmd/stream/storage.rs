@@ -43,6 +43,13 @@ impl SharedStorage {
     pub fn read(&self, chunk: ChunkIndex, out: &mut [u8]) -> io::Result<usize> {
         self.lock().read_chunk(chunk, out)
     }
+
+    /// Waits until the checkpoints asked for are on disk. The gateway's
+    /// clone outlives the node, and the runtime's short shutdown would not
+    /// wait for the writer thread that the last clone's drop joins.
+    pub fn wait_checkpoint(&self) -> io::Result<()> {
+        self.lock().wait_checkpoint()
+    }
 }
 
 impl Storage for SharedStorage {
