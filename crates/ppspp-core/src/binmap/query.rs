@@ -190,6 +190,19 @@ impl Binmap {
     /// Whether every chunk of `range` is filled.
     pub fn is_filled(&self, range: ChunkRange) -> bool {
         let (lo, hi) = (range.first().0, range.last().0);
+        // The first word decides a range within it (most short runs), and
+        // one with a hole there: one descent to it, not a walk.
+        let in_first = if lo >> WORD_HEIGHT == hi >> WORD_HEIGHT {
+            (u64::MAX >> (63 - (hi - lo))) << (lo & 63)
+        } else {
+            u64::MAX << (lo & 63)
+        };
+        if self.word(lo >> WORD_HEIGHT) & in_first != in_first {
+            return false;
+        }
+        if lo >> WORD_HEIGHT == hi >> WORD_HEIGHT {
+            return true;
+        }
         self.first_where(&NOTHING, |a, _| !a, lo, hi).is_none()
     }
 
@@ -221,6 +234,13 @@ impl Binmap {
     /// The first empty chunk at or after `pos`; `None` only when every chunk
     /// from `pos` to [`MAX_CHUNK_INDEX`] is filled (or `pos` is past it).
     pub fn first_empty_from(&self, pos: ChunkIndex) -> Option<ChunkIndex> {
+        // An empty chunk in `pos`'s own word is found with one descent.
+        if pos.0 <= MAX_CHUNK_INDEX {
+            let rest = !self.word(pos.0 >> WORD_HEIGHT) >> (pos.0 & 63);
+            if rest != 0 {
+                return Some(ChunkIndex(pos.0 + u64::from(rest.trailing_zeros())));
+            }
+        }
         self.first_where(&NOTHING, |a, _| !a, pos.0, MAX_CHUNK_INDEX)
             .map(ChunkIndex)
     }

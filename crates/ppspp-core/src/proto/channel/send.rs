@@ -296,7 +296,11 @@ impl Channel {
             let block = &mut block[..n];
             block.copy_from_slice(&swarm.have_log[self.have_cursor..self.have_cursor + n]);
             block.sort_unstable();
-            for range in runs(block, |gap| ranges && swarm.have.is_filled(gap)) {
+            let reach = |c: ChunkIndex| match ranges {
+                true => swarm.have.first_empty_from(c).map_or(u64::MAX, |e| e.0),
+                false => c.0,
+            };
+            for range in runs(block, reach) {
                 if self.remote_has.is_filled(range) {
                     continue;
                 }
@@ -731,23 +735,34 @@ pub(crate) fn reack(run: Option<ChunkRange>, range: ChunkRange) -> (ChunkRange, 
     (merged, covered)
 }
 
-/// The runs that hold the chunks of `sorted` (ascending; repeats allowed):
-/// consecutive chunks, and chunks whose gap `bridged` says may be covered
-/// too, share a run.
+/// The runs that hold the chunks of `sorted` (ascending; repeats allowed).
+/// `reach(x)` is the first chunk
+/// from `x` on that a run cannot cover unless it is one of `sorted` (the
+/// first chunk not had, or `x` itself when only consecutive chunks may
+/// join): a run ending at `c` takes in the next chunk of `sorted` if it is
+/// at most `reach(c + 1)`. A run covers everything up to its bound, so
+/// `reach` is asked about once per run, and again only when a chunk at
+/// the bound joins.
 fn runs<'a>(
     sorted: &'a [ChunkIndex],
-    bridged: impl Fn(ChunkRange) -> bool + 'a,
+    reach: impl Fn(ChunkIndex) -> u64 + 'a,
 ) -> impl Iterator<Item = ChunkRange> + 'a {
     let mut i = 0;
     std::iter::from_fn(move || {
         let first = *sorted.get(i)?;
         let mut last = first;
+        let mut bound = reach(ChunkIndex(first.0 + 1));
         i += 1;
         while let Some(&c) = sorted.get(i) {
-            if c.0 > last.0 + 1 && !ChunkRange::new(last.0 + 1, c.0 - 1).is_some_and(&bridged) {
+            if c.0 > bound {
                 break;
             }
-            last = last.max(c);
+            if c > last {
+                last = c;
+                if c.0 >= bound {
+                    bound = reach(ChunkIndex(c.0 + 1));
+                }
+            }
             i += 1;
         }
         ChunkRange::new(first, last)
@@ -795,38 +810,54 @@ mod runs_tests {
 
     fn of(chunks: &[u64], had: &Binmap) -> Vec<(u64, u64)> {
         let v: Vec<ChunkIndex> = chunks.iter().map(|&c| ChunkIndex(c)).collect();
-        runs(&v, |gap| had.is_filled(gap))
-            .map(|r| (r.first().0, r.last().0))
-            .collect()
+        let reach = |c: ChunkIndex| had.first_empty_from(c).map_or(u64::MAX, |e| e.0);
+        let out: Vec<ChunkRange> = runs(&v, reach).collect();
+        // Every chunk is in a run, and runs are apart and in order.
+        assert!(v.iter().all(|&c| out.iter().any(|r| r.contains(c))));
+        assert!(out.windows(2).all(|w| w[0].last().0 + 1 < w[1].first().0));
+        out.iter().map(|r| (r.first().0, r.last().0)).collect()
+    }
+
+    /// The chunks of `v` as had, the rest not.
+    fn had(v: &[u64]) -> Binmap {
+        let mut b = Binmap::new();
+        for &c in v {
+            b.set_chunk(ChunkIndex(c));
+        }
+        b
     }
 
     #[test]
     fn consecutive_chunks_make_one_run() {
-        let none = Binmap::new();
-        assert_eq!(of(&[], &none), vec![]);
-        assert_eq!(of(&[7], &none), vec![(7, 7)]);
-        assert_eq!(
-            of(&[3, 4, 5, 9, 10, 12], &none),
-            vec![(3, 5), (9, 10), (12, 12)]
-        );
+        assert_eq!(of(&[], &had(&[])), vec![]);
+        assert_eq!(of(&[7], &had(&[7])), vec![(7, 7)]);
+        let v = [3, 4, 5, 9, 10, 12];
+        assert_eq!(of(&v, &had(&v)), vec![(3, 5), (9, 10), (12, 12)]);
     }
 
     #[test]
     fn repeats_do_not_split_a_run() {
-        let none = Binmap::new();
-        assert_eq!(of(&[1, 1, 2, 2, 3, 5, 5], &none), vec![(1, 3), (5, 5)]);
+        let v = [1, 1, 2, 2, 3, 5, 5];
+        assert_eq!(of(&v, &had(&v)), vec![(1, 3), (5, 5)]);
     }
 
     #[test]
     fn a_gap_of_chunks_had_is_bridged() {
-        let mut had = Binmap::new();
-        had.set(ChunkRange::new(6, 8).unwrap());
-        had.set_chunk(ChunkIndex(11));
-        // 6-8 were had: 5 and 9 share a run; 10 is not had, so 9 and 11
-        // do not... but 10 is new here, so 9-12 is one run anyway.
-        assert_eq!(of(&[5, 9, 10, 12], &had), vec![(5, 12)]);
-        // Only a gap wholly had is bridged.
-        assert_eq!(of(&[5, 13], &had), vec![(5, 5), (13, 13)]);
-        assert_eq!(of(&[10, 12], &had), vec![(10, 12)]);
+        // New: 5, 9, 10, 12, 13. Had before: 6-8 and 11. Not had: 14 on.
+        let new = [5, 9, 10, 12, 13];
+        let h = had(&[5, 6, 7, 8, 9, 10, 11, 12, 13]);
+        assert_eq!(of(&new, &h), vec![(5, 13)]);
+        // Only a gap wholly had is bridged: 3 is missing.
+        let h = had(&[2, 4, 5]);
+        assert_eq!(of(&[2, 4, 5], &h), vec![(2, 2), (4, 5)]);
+    }
+
+    #[test]
+    fn only_consecutive_chunks_join_without_bridging() {
+        let v = [5, 6, 8, 9, 9, 11];
+        let out: Vec<(u64, u64)> = runs(&v.map(ChunkIndex), |c: ChunkIndex| c.0)
+            .map(|r| (r.first().0, r.last().0))
+            .collect();
+        assert_eq!(out, vec![(5, 6), (8, 9), (11, 11)]);
     }
 }
