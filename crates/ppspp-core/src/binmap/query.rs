@@ -192,7 +192,8 @@ impl Binmap {
         let (lo, hi) = (range.first().0, range.last().0);
         // The first word decides a range within it (most short runs), and
         // one with a hole there: one descent to it, not a walk.
-        let in_first = if lo >> WORD_HEIGHT == hi >> WORD_HEIGHT {
+        let one_word = lo >> WORD_HEIGHT == hi >> WORD_HEIGHT;
+        let in_first = if one_word {
             (u64::MAX >> (63 - (hi - lo))) << (lo & 63)
         } else {
             u64::MAX << (lo & 63)
@@ -200,7 +201,7 @@ impl Binmap {
         if self.word(lo >> WORD_HEIGHT) & in_first != in_first {
             return false;
         }
-        if lo >> WORD_HEIGHT == hi >> WORD_HEIGHT {
+        if one_word {
             return true;
         }
         self.first_where(&NOTHING, |a, _| !a, lo, hi).is_none()

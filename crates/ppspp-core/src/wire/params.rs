@@ -57,6 +57,17 @@ impl ChunkAddressing {
         }
     }
 
+    /// Whether a chunk specification is a chunk range (codes 2 and 4), so
+    /// any run of chunks costs one specification. With bins a run costs
+    /// one per bin of its cover, so repeating chunks to join two runs can
+    /// cost more than it saves.
+    pub const fn is_chunk_ranges(self) -> bool {
+        matches!(
+            self,
+            ChunkAddressing::ChunkRanges32 | ChunkAddressing::ChunkRanges64
+        )
+    }
+
     /// Length in bytes of one chunk specification.
     pub const fn spec_len(self) -> usize {
         match self {
@@ -246,6 +257,12 @@ mod tests {
         assert_eq!(spec, [4, 16, 8, 8, 16]);
         let width: Vec<usize> = ChunkAddressing::ALL.iter().map(|a| a.value_len()).collect();
         assert_eq!(width, [4, 8, 4, 8, 8]);
+        let ranges: Vec<u8> = ChunkAddressing::ALL
+            .iter()
+            .filter(|a| a.is_chunk_ranges())
+            .map(|a| a.code())
+            .collect();
+        assert_eq!(ranges, [2, 4]);
         for a in ChunkAddressing::ALL {
             assert_eq!(ChunkAddressing::from_code(a.code()), Some(a));
         }

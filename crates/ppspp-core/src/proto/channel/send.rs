@@ -181,10 +181,7 @@ impl Channel {
 
     fn push_acks(&mut self, swarm: &Swarm, w: &mut DatagramWriter<'_>) {
         let mut sent = 0;
-        let ranges = matches!(
-            self.params.addressing,
-            ChunkAddressing::ChunkRanges32 | ChunkAddressing::ChunkRanges64
-        );
+        let ranges = self.params.addressing.is_chunk_ranges();
         'acks: for &(range, delay) in &self.acks {
             let (run, covered) = reack(self.ack_run, range);
             // Bins would cost a message per bin of the repeated run: only
@@ -281,10 +278,7 @@ impl Channel {
         // than the datagram has room for HAVEs of single chunks, so it
         // always fits: a run holding n new chunks takes at most n specs.
         let per_spec = 1 + self.params.addressing.spec_len();
-        let ranges = matches!(
-            self.params.addressing,
-            ChunkAddressing::ChunkRanges32 | ChunkAddressing::ChunkRanges64
-        );
+        let ranges = self.params.addressing.is_chunk_ranges();
         let mut block = [ChunkIndex(0); HAVE_BLOCK];
         while self.have_cursor < swarm.have_log.len() {
             let n = (w.remaining() / per_spec)
