@@ -69,6 +69,20 @@ fn run_writes_the_results_folder_and_checks_determinism() {
     let hash = summary["trace_hash"].as_str().unwrap();
     assert_eq!(hash.len(), 64);
     assert!(stdout.contains(hash));
+    // The messages sent, by type: DATA carried at least the 5 downloads
+    // (200 KB each), and the overhead line names the largest shares.
+    let data = summary["messages_sent"]["DATA"]["bytes"].as_u64().unwrap();
+    assert!(data >= 5 * 200_000, "{data}");
+    assert!(
+        summary["messages_sent"]["HAVE"]["messages"]
+            .as_u64()
+            .unwrap()
+            > 0
+    );
+    assert!(
+        stdout.contains("bytes sent") && stdout.contains("DATA "),
+        "{stdout}"
+    );
     // The recorded seeder uplink has occupancy samples.
     let links = std::fs::read_to_string(out.join("links.csv")).unwrap();
     assert!(links.lines().count() > 100);

@@ -628,6 +628,7 @@ impl Endpoint {
                 options,
             })
             .ok()?;
+            self.stats.messages_sent.merge(w.tally());
             return Some(Transmit {
                 destination: to,
                 len: w.finish(),
@@ -913,6 +914,7 @@ impl Endpoint {
                 upload_blocked: None,
                 download_blocked: None,
                 rechoke: false,
+                sent: &mut self.stats.messages_sent,
             },
             &mut self.channels,
             &mut self.swarms,

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 use super::SwarmHandle;
+use crate::wire::MessageTally;
 
 /// Why a channel ended.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -126,4 +127,7 @@ pub struct EndpointStats {
     /// Times a channel was asked for a datagram: the endpoint's work per
     /// input, which the schedule keeps independent of the channel count.
     pub channel_polls: u64,
+    /// The messages of the datagrams produced, by type: `bytes_sent` is
+    /// their bytes plus each datagram's 4-byte channel id.
+    pub messages_sent: MessageTally,
 }

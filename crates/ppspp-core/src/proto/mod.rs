@@ -44,6 +44,7 @@ pub use swarm::SwarmSetup;
 
 use crate::chunk::ChunkRange;
 use crate::time::Instant;
+use crate::wire::MessageTally;
 
 /// Names a swarm inside an [`Endpoint`].
 #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -78,4 +79,6 @@ pub(crate) struct Ctx<'a> {
     pub download_blocked: Option<u64>,
     /// Who is choked may have to change (a peer became interested).
     pub rechoke: bool,
+    /// The messages of every datagram written, by type.
+    pub sent: &'a mut MessageTally,
 }

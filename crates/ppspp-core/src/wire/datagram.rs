@@ -2,8 +2,9 @@
 
 use super::cursor::{Cursor, Writer};
 use super::error::{DecodeError, DecodeErrorKind, EncodeError};
-use super::message::{Message, Timestamp};
+use super::message::{Message, MessageType, Timestamp};
 use super::spec::ChunkSpec;
+use super::tally::MessageTally;
 use super::{ChannelId, SwarmParams};
 
 /// Split a datagram into its destination channel and a lazy iterator over
@@ -88,6 +89,7 @@ pub struct DatagramWriter<'b> {
     w: Writer<'b>,
     params: SwarmParams,
     messages: usize,
+    tally: MessageTally,
 }
 
 impl<'b> DatagramWriter<'b> {
@@ -103,6 +105,7 @@ impl<'b> DatagramWriter<'b> {
             w,
             params,
             messages: 0,
+            tally: MessageTally::default(),
         })
     }
 
@@ -130,7 +133,9 @@ impl<'b> DatagramWriter<'b> {
     fn write(&mut self, msg: &Message<'_>) -> Result<(), EncodeError> {
         let mark = self.w.pos();
         msg.write(&self.params, &mut self.w)
-            .inspect_err(|_| self.w.truncate(mark))
+            .inspect_err(|_| self.w.truncate(mark))?;
+        self.tally.add(msg.message_type(), self.w.pos() - mark);
+        Ok(())
     }
 
     /// Appends a DATA message whose payload `fill` writes straight into the
@@ -150,11 +155,13 @@ impl<'b> DatagramWriter<'b> {
             timestamp,
             payload: &[],
         };
+        let tally = self.tally;
         self.write(&header)?;
         let pos = self.w.pos();
         let room_len = self.w.remaining_mut().len();
         if room_len < max_len {
             self.w.truncate(mark);
+            self.tally = tally;
             return Err(EncodeError::BufferTooSmall {
                 needed: pos + max_len,
                 available: pos + room_len,
@@ -163,11 +170,13 @@ impl<'b> DatagramWriter<'b> {
         match fill(&mut self.w.remaining_mut()[..max_len]) {
             Ok(n) => {
                 self.w.advance(n.min(max_len));
+                self.tally.extend_last(MessageType::Data, n.min(max_len));
                 self.messages += 1;
                 Ok(Ok(n.min(max_len)))
             }
             Err(e) => {
                 self.w.truncate(mark);
+                self.tally = tally;
                 Ok(Err(e))
             }
         }
@@ -198,6 +207,11 @@ impl<'b> DatagramWriter<'b> {
     /// The parameters in force for the next message.
     pub fn params(&self) -> &SwarmParams {
         &self.params
+    }
+
+    /// The messages written so far, by type.
+    pub fn tally(&self) -> &MessageTally {
+        &self.tally
     }
 
     /// Finish; returns the datagram's length.

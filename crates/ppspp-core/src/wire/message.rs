@@ -72,6 +72,32 @@ impl MessageType {
     pub const fn code(self) -> u8 {
         self as u8
     }
+
+    /// The name RFC 7574 §8.2 (Table 7) gives it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            MessageType::Handshake => "HANDSHAKE",
+            MessageType::Data => "DATA",
+            MessageType::Ack => "ACK",
+            MessageType::Have => "HAVE",
+            MessageType::Integrity => "INTEGRITY",
+            MessageType::PexResV4 => "PEX_RESv4",
+            MessageType::PexReq => "PEX_REQ",
+            MessageType::SignedIntegrity => "SIGNED_INTEGRITY",
+            MessageType::Request => "REQUEST",
+            MessageType::Cancel => "CANCEL",
+            MessageType::Choke => "CHOKE",
+            MessageType::Unchoke => "UNCHOKE",
+            MessageType::PexResV6 => "PEX_RESv6",
+            MessageType::PexResCert => "PEX_REScert",
+        }
+    }
+}
+
+impl fmt::Display for MessageType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 /// The sender's clock in microseconds, carried by DATA for LEDBAT

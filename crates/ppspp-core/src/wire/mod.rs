@@ -29,6 +29,7 @@ mod message;
 pub mod options;
 mod params;
 mod spec;
+mod tally;
 
 use std::fmt;
 
@@ -41,6 +42,7 @@ pub use params::{
     SwarmParams,
 };
 pub use spec::ChunkSpec;
+pub use tally::MessageTally;
 
 /// A channel id (RFC 7574 §3.11, §8.3): chosen by the receiving side, put at
 /// the front of every datagram sent to it. 0 addresses a peer that has not

@@ -195,7 +195,36 @@ fn summary_rows(s: &Value) -> Vec<Vec<String>> {
             .unwrap_or(rows.len());
         rows.splice(at..at, playback);
     }
-    rows.into_iter().map(|(k, v)| vec![escape(k), v]).collect()
+    let mut rows: Vec<Vec<String>> = rows.into_iter().map(|(k, v)| vec![escape(k), v]).collect();
+    rows.extend(message_rows(s));
+    rows
+}
+
+/// One row per message type sent: its bytes and their share of all bytes
+/// sent in messages, the largest first.
+fn message_rows(s: &Value) -> Vec<Vec<String>> {
+    let Some(types) = s.get("messages_sent").and_then(Value::as_object) else {
+        return Vec::new();
+    };
+    let field = |v: &Value, k: &str| v.get(k).and_then(Value::as_u64).unwrap_or(0);
+    let mut by: Vec<(&String, u64, u64)> = types
+        .iter()
+        .map(|(name, v)| (name, field(v, "messages"), field(v, "bytes")))
+        .collect();
+    by.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+    let total = by.iter().map(|t| t.2).sum::<u64>().max(1) as f64;
+    by.into_iter()
+        .map(|(name, messages, bytes)| {
+            vec![
+                escape(&format!("{name} messages sent")),
+                format!(
+                    "{messages}: {} ({:.1} % of message bytes)",
+                    fmt_bytes(bytes as f64),
+                    100.0 * bytes as f64 / total
+                ),
+            ]
+        })
+        .collect()
 }
 
 fn group_rows(groups: &[GroupStats]) -> Vec<Vec<String>> {

@@ -269,6 +269,28 @@ fn viewers_get_playback_rows_between_downloads_and_packets() {
 }
 
 #[test]
+fn message_types_get_a_row_each_largest_first() {
+    let dir = full_folder();
+    let with_messages = SUMMARY.replace(
+        "\"packets\":",
+        "\"messages_sent\": {\"ACK\": {\"messages\": 10, \"bytes\": 170}, \
+         \"DATA\": {\"messages\": 3, \"bytes\": 3130}, \
+         \"HAVE\": {\"messages\": 100, \"bytes\": 900}},\n  \"packets\":",
+    );
+    dir.write("summary.json", &with_messages);
+    write_report(dir.path()).unwrap();
+    let html = dir.read("report.html");
+    let rows = [
+        "<td>DATA messages sent</td><td>3: 3.13 kB (74.5 % of message bytes)</td>",
+        "<td>HAVE messages sent</td><td>100: 900 B (21.4 % of message bytes)</td>",
+        "<td>ACK messages sent</td><td>10: 170 B (4.0 % of message bytes)</td>",
+    ];
+    let at: Vec<Option<usize>> = rows.iter().map(|r| html.find(r)).collect();
+    assert!(at.iter().all(Option::is_some), "{at:?}");
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "out of order: {at:?}");
+}
+
+#[test]
 fn empty_folder_gives_page_with_no_data_notes() {
     let dir = TempDir::new("empty");
     write_report(dir.path()).unwrap();

@@ -23,6 +23,7 @@ use std::time::Duration;
 
 use ppspp_core::play::PlaybackStats;
 use ppspp_core::time::Instant;
+use ppspp_core::wire::MessageTally;
 use ppspp_core::{ChunkSize, HashFunction};
 use rayon::prelude::*;
 
@@ -108,6 +109,8 @@ pub struct PeerResult {
     pub chunks_rejected: u64,
     /// What its viewer experienced, when it had a player.
     pub playback: Option<PlaybackStats>,
+    /// The messages it sent, by type.
+    pub messages_sent: MessageTally,
 }
 
 impl Simulation {
@@ -507,6 +510,7 @@ impl Simulation {
                     bytes_up: stats.payload_bytes_sent,
                     chunks_rejected: stats.chunks_rejected,
                     playback: p.viewer.as_ref().and_then(|v| v.frozen()),
+                    messages_sent: p.sent,
                 }
             })
             .collect()

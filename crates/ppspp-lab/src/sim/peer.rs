@@ -6,6 +6,7 @@ use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use ppspp_core::proto::SwarmHandle;
 use ppspp_core::proto::{Endpoint, SwarmStats};
 use ppspp_core::time::Instant;
+use ppspp_core::wire::MessageTally;
 use rand::rngs::Xoshiro256PlusPlus;
 
 use super::plan::PeerPlan;
@@ -54,6 +55,8 @@ pub struct Peer {
     pub completed: Option<Instant>,
     /// Its swarm's counters, taken when it left (or at the end).
     pub stats: Option<SwarmStats>,
+    /// The messages its endpoint sent, by type, taken with `stats`.
+    pub sent: MessageTally,
     /// Its own random stream for the tracker's answers.
     pub tracker_rng: Xoshiro256PlusPlus,
     /// The instant its timer last fired, and how often it fired then (to
@@ -80,6 +83,7 @@ impl Peer {
             left: None,
             completed: None,
             stats: None,
+            sent: MessageTally::default(),
             tracker_rng: rng(seed, Stream::Tracker, u64::from(host.0)),
             fired_at: Instant::ZERO,
             fired: 0,
@@ -98,6 +102,7 @@ impl Peer {
     pub fn snapshot(&mut self, now: Instant) {
         if let (Some(ep), Some(s)) = (&self.endpoint, self.swarm) {
             self.stats = ep.swarm_stats(s);
+            self.sent = ep.stats().messages_sent;
             if let Some(v) = self.viewer.as_mut() {
                 v.leave(now, ep, s);
             }

@@ -38,7 +38,7 @@ impl Channel {
         ctx: &mut Ctx<'_>,
         buf: &mut [u8],
     ) -> Option<usize> {
-        let len = if self.close.is_some() {
+        let w = if self.close.is_some() {
             self.write_close(buf)
         } else {
             match self.state {
@@ -47,13 +47,15 @@ impl Channel {
                 State::Established => self.write_established(swarm, ctx, buf),
             }
         }?;
+        ctx.sent.merge(w.tally());
+        let len = w.finish();
         self.last_send = ctx.now;
         self.sent_since_recv = self.sent_since_recv.saturating_add(1);
         self.bytes_out += len as u64;
         Some(len)
     }
 
-    fn write_close(&mut self, buf: &mut [u8]) -> Option<usize> {
+    fn write_close<'b>(&mut self, buf: &'b mut [u8]) -> Option<DatagramWriter<'b>> {
         if !self.close_notify {
             return None;
         }
@@ -69,17 +71,17 @@ impl Channel {
             options,
         })
         .ok()?;
-        Some(w.finish())
+        Some(w)
     }
 
     /// Our first HANDSHAKE, and its retransmissions (with the libswift
     /// fallback: after two unanswered tries, drop options 8 and 9).
-    fn write_handshake(
+    fn write_handshake<'b>(
         &mut self,
         swarm: &Swarm,
         ctx: &mut Ctx<'_>,
-        buf: &mut [u8],
-    ) -> Option<usize> {
+        buf: &'b mut [u8],
+    ) -> Option<DatagramWriter<'b>> {
         if ctx.now < self.hs_next || self.hs_attempts >= ctx.config.handshake_attempts {
             return None;
         }
@@ -103,13 +105,18 @@ impl Channel {
         self.hs_attempts += 1;
         self.hs_next =
             ctx.now + ctx.config.handshake_retry * 2u32.pow(self.hs_attempts.min(10) - 1);
-        Some(w.finish())
+        Some(w)
     }
 
     /// Our answer to a HANDSHAKE, then HAVEs, all within the bytes the
     /// initiator sent us: its address is not proven yet, so we must not
     /// amplify (RFC 7574 §13.2.1).
-    fn write_answer(&mut self, swarm: &Swarm, _ctx: &mut Ctx<'_>, buf: &mut [u8]) -> Option<usize> {
+    fn write_answer<'b>(
+        &mut self,
+        swarm: &Swarm,
+        _ctx: &mut Ctx<'_>,
+        buf: &'b mut [u8],
+    ) -> Option<DatagramWriter<'b>> {
         if !self.reply_due {
             return None;
         }
@@ -132,15 +139,15 @@ impl Channel {
         .ok()?;
         self.reply_due = false;
         self.push_haves(swarm, &mut w);
-        Some(w.finish())
+        Some(w)
     }
 
-    fn write_established(
+    fn write_established<'b>(
         &mut self,
         swarm: &mut Swarm,
         ctx: &mut Ctx<'_>,
-        buf: &mut [u8],
-    ) -> Option<usize> {
+        buf: &'b mut [u8],
+    ) -> Option<DatagramWriter<'b>> {
         let mut w = DatagramWriter::new(buf, self.remote, self.params).ok()?;
         // Control messages stay within the configured datagram size; a DATA
         // may make the datagram as large as one chunk needs.
@@ -173,7 +180,7 @@ impl Channel {
         self.push_data(swarm, ctx, &mut w);
         if !w.is_empty() || self.third_due || keepalive_due {
             self.third_due = false;
-            Some(w.finish())
+            Some(w)
         } else {
             None
         }

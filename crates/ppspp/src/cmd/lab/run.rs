@@ -108,6 +108,13 @@ fn print_table(o: &Outcome, out: Option<&Path>) {
             p.mean_continuity
         );
     }
+    if s.messages_sent.total_bytes() > 0 {
+        println!(
+            "bytes sent    {:.1} MB in messages: {}",
+            s.messages_sent.total_bytes() as f64 / 1e6,
+            ppspp_lab::results::message_shares(&s.messages_sent, 5)
+        );
+    }
     println!(
         "time          virtual {:.1} s, wall {:.1} s ({:.2}x real time), {} events ({:.0}/s)",
         s.virtual_s,
