@@ -236,6 +236,20 @@ fn report_html_has_summary_groups_links_and_escaped_scenario() {
     assert!(html.contains("links.csv: 1 malformed row(s) skipped, 5 used"));
 }
 
+/// The report of `dir` with `summary` as its summary.json.
+fn report_with_summary(dir: &TempDir, summary: &str) -> String {
+    dir.write("summary.json", summary);
+    write_report(dir.path()).unwrap();
+    dir.read("report.html")
+}
+
+/// Every row of `rows` is in `html`, in this order.
+fn assert_rows_in_order(html: &str, rows: &[&str]) {
+    let at: Vec<Option<usize>> = rows.iter().map(|r| html.find(r)).collect();
+    assert!(at.iter().all(Option::is_some), "{at:?}");
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "out of order: {at:?}");
+}
+
 #[test]
 fn viewers_get_playback_rows_between_downloads_and_packets() {
     let dir = full_folder();
@@ -250,9 +264,7 @@ fn viewers_get_playback_rows_between_downloads_and_packets() {
          \"startup_s\": {\"mean\": 4.5, \"p50\": 4.0, \"p95\": 6.0, \"max\": 6.0}, \
          \"stalls_per_viewer\": 1.5, \"stall_s_per_viewer\": 7.25, \"continuity\": 0.875},\n  \"packets\":",
     );
-    dir.write("summary.json", &with_viewers);
-    write_report(dir.path()).unwrap();
-    let html = dir.read("report.html");
+    let html = report_with_summary(&dir, &with_viewers);
     let rows = [
         "<td>Download time max (s)</td>",
         "<td>Viewers / started</td><td>3 / 2</td>",
@@ -263,9 +275,7 @@ fn viewers_get_playback_rows_between_downloads_and_packets() {
         "<td>Continuity index</td><td>0.875</td>",
         "<td>Packets sent</td>",
     ];
-    let at: Vec<Option<usize>> = rows.iter().map(|r| html.find(r)).collect();
-    assert!(at.iter().all(Option::is_some), "{at:?}");
-    assert!(at.windows(2).all(|w| w[0] < w[1]), "out of order: {at:?}");
+    assert_rows_in_order(&html, &rows);
 }
 
 #[test]
@@ -277,17 +287,13 @@ fn message_types_get_a_row_each_largest_first() {
          \"DATA\": {\"messages\": 3, \"bytes\": 3130}, \
          \"HAVE\": {\"messages\": 100, \"bytes\": 900}},\n  \"packets\":",
     );
-    dir.write("summary.json", &with_messages);
-    write_report(dir.path()).unwrap();
-    let html = dir.read("report.html");
+    let html = report_with_summary(&dir, &with_messages);
     let rows = [
         "<td>DATA messages sent</td><td>3: 3.13 kB (74.5 % of message bytes)</td>",
         "<td>HAVE messages sent</td><td>100: 900 B (21.4 % of message bytes)</td>",
         "<td>ACK messages sent</td><td>10: 170 B (4.0 % of message bytes)</td>",
     ];
-    let at: Vec<Option<usize>> = rows.iter().map(|r| html.find(r)).collect();
-    assert!(at.iter().all(Option::is_some), "{at:?}");
-    assert!(at.windows(2).all(|w| w[0] < w[1]), "out of order: {at:?}");
+    assert_rows_in_order(&html, &rows);
 }
 
 #[test]
