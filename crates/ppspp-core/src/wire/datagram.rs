@@ -155,13 +155,14 @@ impl<'b> DatagramWriter<'b> {
             timestamp,
             payload: &[],
         };
-        let tally = self.tally;
-        self.write(&header)?;
+        // Counted once whole, below: a DATA that fails leaves no count.
+        header
+            .write(&self.params, &mut self.w)
+            .inspect_err(|_| self.w.truncate(mark))?;
         let pos = self.w.pos();
         let room_len = self.w.remaining_mut().len();
         if room_len < max_len {
             self.w.truncate(mark);
-            self.tally = tally;
             return Err(EncodeError::BufferTooSmall {
                 needed: pos + max_len,
                 available: pos + room_len,
@@ -170,13 +171,12 @@ impl<'b> DatagramWriter<'b> {
         match fill(&mut self.w.remaining_mut()[..max_len]) {
             Ok(n) => {
                 self.w.advance(n.min(max_len));
-                self.tally.extend_last(MessageType::Data, n.min(max_len));
+                self.tally.add(MessageType::Data, self.w.pos() - mark);
                 self.messages += 1;
                 Ok(Ok(n.min(max_len)))
             }
             Err(e) => {
                 self.w.truncate(mark);
-                self.tally = tally;
                 Ok(Err(e))
             }
         }

@@ -26,13 +26,6 @@ impl MessageTally {
         self.bytes[i] += bytes as u64;
     }
 
-    /// Adds `bytes` more to the last message of type `t` (a DATA's payload,
-    /// written after its header).
-    #[inline]
-    pub fn extend_last(&mut self, t: MessageType, bytes: usize) {
-        self.bytes[usize::from(t.code())] += bytes as u64;
-    }
-
     /// Adds everything `other` counted.
     pub fn merge(&mut self, other: &MessageTally) {
         for i in 0..TYPES {
@@ -102,8 +95,7 @@ mod tests {
     #[test]
     fn counts_by_type_and_merges() {
         let mut a = MessageTally::default();
-        a.add(MessageType::Data, 21);
-        a.extend_last(MessageType::Data, 1024);
+        a.add(MessageType::Data, 21 + 1024);
         a.add(MessageType::Have, 9);
         a.add(MessageType::Have, 9);
         let mut b = MessageTally::default();
