@@ -171,6 +171,10 @@ pub struct PeerLink {
     /// must stay below the request timeout, or a deadline could never
     /// pass before the timeout gives the request up anyway.
     pub answer_time: Duration,
+    /// The player waits for its prebuffer (not a stall): a picker that
+    /// ranks urgency may spend every request on the high set (seed paper
+    /// 000 §IV-A: "the initial buffer is fetched aggressively").
+    pub prebuffering: bool,
 }
 
 /// A download scheduling policy.

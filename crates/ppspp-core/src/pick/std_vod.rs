@@ -89,6 +89,9 @@ pub struct Plan {
     /// Whether a pick that found high-set chunks goes on to the mid and
     /// low sets with the rest of its budget.
     pub fill: bool,
+    /// Whether the mid and low sets (and the end game) may be asked at
+    /// all; `false` keeps the pick to the high set, found or not.
+    pub beyond_high: bool,
     /// After the mid and low sets, fill what is left from the high set.
     pub high_last: bool,
     /// When nothing is fresh, duplicate requests in order from the
@@ -102,6 +105,7 @@ impl Plan {
         late_first: false,
         high_first: u64::MAX,
         fill: true,
+        beyond_high: true,
         high_last: false,
         end_game: true,
     };
@@ -149,7 +153,7 @@ impl StdVod {
         if let Some(h) = high.filter(|_| plan.high_first > 0 && budget > 0) {
             budget -= fresh.take_runs(h.first().0, h.last().0, budget.min(plan.high_first), out);
         }
-        if !plan.fill && out.len() > first {
+        if !plan.beyond_high || (!plan.fill && out.len() > first) {
             return;
         }
         clear(&mut self.picked);

@@ -18,6 +18,7 @@ fn sets(fast: Option<bool>, fast_count: u64, window: u64) -> Sets {
         window,
         loss: 0.0,
         answer_time: Duration::from_millis(300),
+        prebuffering: false,
     };
     s
 }
@@ -58,6 +59,32 @@ fn a_fast_peer_gets_eq3s_share_of_the_high_set_or_else_the_mid_set() {
 fn with_no_fast_set_yet_every_peer_serves_urgent_data() {
     let s = sets(None, 0, 40);
     assert_eq!(pick(&s, 10), [(100, 109)]);
+}
+
+#[test]
+fn a_prebuffering_player_asks_every_peer_for_the_high_set_and_nothing_else() {
+    // A slow peer gets eq. 3's share, as a fast one would: H/F = 10/3
+    // rounds up to 4 < W/2 = 20.
+    let mut s = sets(Some(false), 3, 40);
+    s.link.prebuffering = true;
+    assert_eq!(pick(&s, 20), [(100, 103)]);
+    s.request(100, 103);
+    assert_eq!(pick(&s, 20), [(104, 107)]);
+    s.request(104, 107);
+    assert_eq!(pick(&s, 20), [(108, 109)]);
+    // All of it asked elsewhere: nothing, not the mid or low sets.
+    s.request(108, 109);
+    assert_eq!(pick(&s, 20), []);
+    s.link.fast = Some(true);
+    assert_eq!(pick(&s, 20), []);
+    // Once the player plays, the same peer is asked for the mid set.
+    s.link.prebuffering = false;
+    let picked = pick(&s, 20);
+    assert!(!picked.is_empty());
+    assert!(
+        picked.iter().all(|&(a, b)| a >= 110 && b <= 129),
+        "{picked:?}"
+    );
 }
 
 #[test]

@@ -776,9 +776,27 @@ impl Endpoint {
     /// `play::Viewer` sets it while the player prebuffers (not while it
     /// stalls: in E1, asking everyone during stalls too doubled the
     /// stalls).
+    ///
+    /// A change wakes the swarm's channels, and those whose last pick found
+    /// nothing pick again at once: a picker may ask a prebuffering player's
+    /// peers for nothing beyond the prebuffer (swift-vod does), and they
+    /// must not idle out a pick pause once playback starts.
     pub fn set_player_waiting(&mut self, swarm: SwarmHandle, waiting: bool) {
-        if let Some(s) = self.swarm_mut(swarm) {
-            s.player_waiting = waiting;
+        let Some(s) = self
+            .swarms
+            .get_mut(swarm.0 as usize)
+            .and_then(Option::as_mut)
+        else {
+            return;
+        };
+        if std::mem::replace(&mut s.player_waiting, waiting) == waiting {
+            return;
+        }
+        for id in &s.channels {
+            if let Some(ch) = self.channels.get_mut(id) {
+                ch.pick_idle_until = Instant::ZERO;
+                self.schedule.mark_due(*id);
+            }
         }
     }
 

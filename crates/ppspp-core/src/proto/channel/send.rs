@@ -394,6 +394,7 @@ impl Channel {
             window,
             loss: self.link.loss_ratio(),
             answer_time: self.req_rtt.srtt().unwrap_or(self.request_timeout()),
+            prebuffering: swarm.player_waiting,
         };
         let view = PickView {
             now: ctx.now,
