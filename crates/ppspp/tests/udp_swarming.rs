@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use common::*;
 
@@ -47,10 +47,12 @@ fn eight_leechers_swarm_around_a_slow_seeder() {
     eprintln!(
         "8 × 20 MB in {took:?}: {from_seeder} bytes from the seeder, {from_peers} from peers"
     );
+    // That the leechers swarmed is in where the bytes came from. How long
+    // it took is printed, not asserted: the seeder alone would need 160 s
+    // at 1 MB/s, but a bound on wall time fails on a busy machine (141 s
+    // once, with simulations sharing the cores).
     assert!(
         from_peers > from_seeder,
         "{from_peers} from peers vs {from_seeder} from the seeder"
     );
-    // Without swarming the seeder alone would need 160 s at 1 MB/s.
-    assert!(took < Duration::from_secs(120), "took {took:?}");
 }
