@@ -782,22 +782,18 @@ impl Endpoint {
     /// peers for nothing beyond the prebuffer (swift-vod does), and they
     /// must not idle out a pick pause once playback starts.
     pub fn set_player_waiting(&mut self, swarm: SwarmHandle, waiting: bool) {
-        let Some(s) = self
-            .swarms
-            .get_mut(swarm.0 as usize)
-            .and_then(Option::as_mut)
-        else {
-            return;
-        };
-        if std::mem::replace(&mut s.player_waiting, waiting) == waiting {
-            return;
+        match self.swarm_mut(swarm) {
+            Some(s) if s.player_waiting != waiting => s.player_waiting = waiting,
+            _ => return,
         }
-        for id in &s.channels {
-            if let Some(ch) = self.channels.get_mut(id) {
-                ch.pick_idle_until = Instant::ZERO;
-                self.schedule.mark_due(*id);
+        if let Some(s) = self.swarms.get(swarm.0 as usize).and_then(Option::as_ref) {
+            for id in &s.channels {
+                if let Some(ch) = self.channels.get_mut(id) {
+                    ch.pick_idle_until = Instant::ZERO;
+                }
             }
         }
+        self.wake_swarm(swarm, |_| true);
     }
 
     /// The swarm's fast-peer set: the peers urgent data is asked of, if

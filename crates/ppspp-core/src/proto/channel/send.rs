@@ -389,7 +389,7 @@ impl Channel {
         }
         let chunk_count = swarm.integrity.chunk_count();
         let link = PeerLink {
-            fast: self.fast.filter(|_| !swarm.player_waiting),
+            fast: self.fast,
             fast_count: swarm.fast_count,
             window,
             loss: self.link.loss_ratio(),
