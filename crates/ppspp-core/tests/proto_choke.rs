@@ -168,3 +168,118 @@ fn an_idle_slot_goes_to_a_waiting_peer() {
         "the second leecher waited {waited:?}"
     );
 }
+
+/// With one slot held by a leecher that keeps asking: a second leecher
+/// arriving after the first has held the slot for over 5 s (`choke`'s
+/// NEWCOMER_HOLD) takes it at once, not at the 30 s rotation; the first is
+/// choked.
+#[test]
+fn a_newcomer_takes_the_slot_held_longest() {
+    let (data, tree, config) = one_slot(239);
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), common::seeder_endpoint(config, 1, &tree, &data));
+    let leecher_config = EndpointConfig {
+        pex_auto_connect: false,
+        ..EndpointConfig::default()
+    };
+    let (first, fh) = common::leecher_endpoint(leecher_config.clone(), 2, &tree, "sequential");
+    let (second, sh) = common::leecher_endpoint(leecher_config, 3, &tree, "sequential");
+    net.add(addr(2), first);
+    net.add(addr(3), second);
+    let choked: Rc<RefCell<Vec<std::net::SocketAddr>>> = Rc::default();
+    let log = choked.clone();
+    net.filter = Some(Box::new(move |f| {
+        if f.from == addr(1) {
+            if let Ok((_, msgs)) = decode_datagram(&f.bytes, SwarmParams::default()) {
+                if msgs.flatten().any(|m| matches!(m, Message::Choke)) {
+                    log.borrow_mut().push(f.to);
+                }
+            }
+        }
+        true
+    }));
+    let now = net.now;
+    net.node(addr(2)).connect(now, fh, addr(1)).unwrap();
+    net.run_for(Duration::from_secs(6), |_| false);
+    let verified =
+        |net: &Net, at: u16, h| net.nodes[&addr(at)].swarm_stats(h).unwrap().chunks_verified;
+    let first_got = verified(&net, 2, fh);
+    assert!(first_got > 0, "the first leecher got nothing");
+    assert!(
+        !net.nodes[&addr(2)].is_complete(fh),
+        "the first leecher is done already: the test needs it to keep asking"
+    );
+    let now = net.now;
+    net.node(addr(3)).connect(now, sh, addr(1)).unwrap();
+    net.run_for(Duration::from_secs(3), |_| false);
+    assert!(
+        verified(&net, 3, sh) > 0,
+        "the newcomer got nothing in 3 s: it waited for the rotation"
+    );
+    assert!(
+        choked.borrow().contains(&addr(2)),
+        "the first leecher kept its slot: {:?}",
+        choked.borrow()
+    );
+}
+
+/// A peer that let its slot go idle is a newcomer again when it asks
+/// again. With one slot: the returning leecher loses the slot to one that
+/// connected earlier (the peer unchoked longest keeps it), so without
+/// being a newcomer it would wait for the rotation (30 s); as a newcomer it
+/// takes the slot back as soon as the other has held it 5 s.
+#[test]
+fn a_peer_back_from_idle_is_a_newcomer_again() {
+    let (data, tree, config) = one_slot(233);
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), common::seeder_endpoint(config, 1, &tree, &data));
+    let leecher_config = EndpointConfig {
+        pex_auto_connect: false,
+        ..EndpointConfig::default()
+    };
+    let (early, eh) = common::leecher_endpoint(leecher_config.clone(), 2, &tree, "sequential");
+    let (back, bh) = common::leecher_endpoint(leecher_config, 3, &tree, "sequential");
+    net.add(addr(2), early);
+    net.add(addr(3), back);
+    // Which leechers' REQUESTs are lost.
+    let silent: Rc<RefCell<Vec<std::net::SocketAddr>>> = Rc::new(RefCell::new(vec![addr(2)]));
+    let gate = silent.clone();
+    let params = SwarmParams::default();
+    net.filter = Some(Box::new(move |f| {
+        let request = decode_datagram(&f.bytes, params)
+            .is_ok_and(|(_, msgs)| msgs.flatten().any(|m| matches!(m, Message::Request(_))));
+        !(request && gate.borrow().contains(&f.from))
+    }));
+    let verified =
+        |net: &Net, at: u16, h| net.nodes[&addr(at)].swarm_stats(h).unwrap().chunks_verified;
+    // The early leecher connects first but asks for nothing yet.
+    let now = net.now;
+    net.node(addr(2)).connect(now, eh, addr(1)).unwrap();
+    net.run_for(Duration::from_millis(500), |_| false);
+    let now = net.now;
+    net.node(addr(3)).connect(now, bh, addr(1)).unwrap();
+    net.run_for(Duration::from_millis(2500), |_| false);
+    assert!(verified(&net, 3, bh) > 0, "the slot was not taken");
+    // It goes idle; then the early one asks and gets the slot.
+    silent.borrow_mut().push(addr(3));
+    net.run_for(Duration::from_secs(8), |_| false);
+    *silent.borrow_mut() = vec![addr(3)];
+    net.run_for(Duration::from_secs(30), |n| verified(n, 2, eh) > 0);
+    assert!(
+        verified(&net, 2, eh) > 0,
+        "the early leecher never got the slot"
+    );
+    net.run_for(Duration::from_secs(6), |_| false);
+    // The idle one asks again (its requests were lost, so within a
+    // request timeout or two).
+    silent.borrow_mut().clear();
+    let before = verified(&net, 3, bh);
+    let from = net.now;
+    net.run_for(Duration::from_secs(30), |n| verified(n, 3, bh) > before);
+    let waited = net.now.saturating_since(from);
+    assert!(verified(&net, 3, bh) > before, "it never got the slot back");
+    assert!(
+        waited < Duration::from_secs(8),
+        "it waited {waited:?}: queued as if it had held the slot all along"
+    );
+}

@@ -10,6 +10,20 @@
 //! PPSPP has no NOT-INTERESTED message, so a peer that got what it wanted
 //! from us (elsewhere complete, or just wanting nothing we have) would keep
 //! its slot until the rotation. Without a limit nobody is choked.
+//!
+//! Newcomers first: a peer that has not held a slot since it became
+//! interested does not queue behind the others; it takes the slot of the
+//! peer unchoked longest, as soon as that one has held it for
+//! [`NEWCOMER_HOLD`] (BitTorrent's optimistic unchoke favours new peers
+//! for the same reason: they have nothing yet, and nothing to offer). A
+//! streaming newcomer is waiting for its prebuffer, while the peers it
+//! displaces are playing from theirs. Without it, the first viewers of a
+//! flash crowd took every slot within seconds and, asking on for the rest
+//! of the video, kept them for the whole rotation, so later arrivals
+//! waited up to 30 s to start (E1, swift-vod, seed 1, startup mean / p95
+//! before and after: 176 viewers 7.28 / 9.58 s and 6.79 / 8.62 s; 208
+//! viewers 7.24 / 8.80 s and 6.95 / 8.88 s; 96 viewers, seed 5: 6.7 / 13.5
+//! s and 5.6 / 9.0 s).
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -25,6 +39,11 @@ pub(crate) const ROTATION: Duration = Duration::from_secs(30);
 /// Chosen: well over a round trip with full queues (a downloader asks again
 /// at least every round trip), well under the rotation.
 pub(crate) const IDLE: Duration = Duration::from_secs(5);
+
+/// How long a peer keeps its slot before a newcomer may take it. Chosen:
+/// a few round trips of requests at the least, so that slots do not change
+/// hands faster than a peer gets anything through them.
+pub(crate) const NEWCOMER_HOLD: Duration = Duration::from_secs(5);
 
 /// Chooses who is choked among the channels of one swarm. Channels whose
 /// state changes get `choke_dirty`, so their next datagram says so.
@@ -42,6 +61,11 @@ pub(crate) fn rechoke<'a>(
         let idle = ch.requested_at.is_some_and(|at| {
             !ch.choking_remote && now.saturating_since(at.max(ch.choke_changed)) >= IDLE
         });
+        if idle {
+            // It gave its slot up unasked: when it asks again it is a
+            // newcomer again (below), not the last in the queue.
+            ch.had_slot = false;
+        }
         if ch.requested_at.is_some() && !ch.remote_complete && !idle {
             interested.push(ch);
         } else if ch.choking_remote {
@@ -82,10 +106,53 @@ pub(crate) fn rechoke<'a>(
     for ch in interested.iter().filter(|ch| ch.choking_remote).take(free) {
         plan.insert(ch.local, false);
     }
-    for ch in interested {
+    newcomers_first(now, &interested, &mut plan);
+    for ch in interested.iter_mut() {
         if let Some(&choke) = plan.get(&ch.local) {
             set_choke(ch, choke, now);
         }
+    }
+    for ch in interested {
+        if !ch.choking_remote {
+            ch.had_slot = true;
+        }
+    }
+}
+
+/// Newcomers first: every interested peer that has not held a slot since
+/// it became interested, and that `plan` leaves choked, takes the slot of
+/// the peer unchoked longest, once that one has held it [`NEWCOMER_HOLD`].
+fn newcomers_first(
+    now: Instant,
+    interested: &[&mut Channel],
+    plan: &mut BTreeMap<ChannelId, bool>,
+) {
+    let choked = |ch: &Channel, plan: &BTreeMap<ChannelId, bool>| {
+        plan.get(&ch.local).copied().unwrap_or(ch.choking_remote)
+    };
+    let mut holders: Vec<&Channel> = interested
+        .iter()
+        .map(|ch| &**ch)
+        .filter(|ch| {
+            !choked(ch, plan)
+                && !ch.choking_remote
+                && ch.had_slot
+                && now.saturating_since(ch.choke_changed) >= NEWCOMER_HOLD
+        })
+        .collect();
+    // Unchoked longest last, to pop first.
+    holders.sort_by_key(|ch| std::cmp::Reverse((ch.choke_changed, ch.local)));
+    let newcomers: Vec<ChannelId> = interested
+        .iter()
+        .filter(|ch| !ch.had_slot && choked(ch, plan))
+        .map(|ch| ch.local)
+        .collect();
+    for newcomer in newcomers {
+        let Some(holder) = holders.pop() else {
+            break;
+        };
+        plan.insert(holder.local, true);
+        plan.insert(newcomer, false);
     }
 }
 

@@ -71,6 +71,9 @@ pub(crate) struct Channel {
     pub choke_dirty: bool,
     /// When we last choked or unchoked the peer (slot rotation).
     pub choke_changed: Instant,
+    /// Whether the peer has held one of our upload slots since it became
+    /// interested (`choke`'s newcomers go first).
+    pub had_slot: bool,
     /// When the peer last requested something from us.
     pub requested_at: Option<Instant>,
 
@@ -216,6 +219,7 @@ impl Channel {
             choking_remote: false,
             choke_dirty: false,
             choke_changed: now,
+            had_slot: false,
             requested_at: None,
             outstanding: Outstanding::default(),
             expired: Vec::new(),
