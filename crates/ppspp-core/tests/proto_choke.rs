@@ -12,7 +12,7 @@ use std::time::Duration;
 use common::{addr, Net};
 use ppspp_core::merkle::MerkleTree;
 use ppspp_core::pick;
-use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmSetup};
+use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmHandle, SwarmSetup};
 use ppspp_core::storage::MemoryStorage;
 use ppspp_core::time::Instant;
 use ppspp_core::wire::{decode_datagram, Message, SwarmParams};
@@ -29,6 +29,23 @@ fn one_slot(modulus: usize) -> (Vec<u8>, Arc<MerkleTree>, EndpointConfig) {
         ..EndpointConfig::default()
     };
     (data, tree, config)
+}
+
+/// A one-slot seeder (at `addr(1)`, see [`one_slot`]) and two leechers at
+/// `addr(2)` and `addr(3)`, not connected yet; their swarm handles.
+fn seeder_and_two_leechers(modulus: usize) -> (Net, SwarmHandle, SwarmHandle) {
+    let (data, tree, config) = one_slot(modulus);
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), common::seeder_endpoint(config, 1, &tree, &data));
+    let leecher_config = EndpointConfig {
+        pex_auto_connect: false,
+        ..EndpointConfig::default()
+    };
+    let (first, fh) = common::leecher_endpoint(leecher_config.clone(), 2, &tree, "sequential");
+    let (second, sh) = common::leecher_endpoint(leecher_config, 3, &tree, "sequential");
+    net.add(addr(2), first);
+    net.add(addr(3), second);
+    (net, fh, sh)
 }
 
 #[test]
@@ -122,17 +139,7 @@ fn one_slot_is_shared_in_turns() {
 /// waiting one once the first is idle, well before the 30 s rotation.
 #[test]
 fn an_idle_slot_goes_to_a_waiting_peer() {
-    let (data, tree, config) = one_slot(241);
-    let mut net = Net::new(Duration::from_millis(10));
-    net.add(addr(1), common::seeder_endpoint(config, 1, &tree, &data));
-    let leecher_config = EndpointConfig {
-        pex_auto_connect: false,
-        ..EndpointConfig::default()
-    };
-    let (first, fh) = common::leecher_endpoint(leecher_config.clone(), 2, &tree, "sequential");
-    let (second, sh) = common::leecher_endpoint(leecher_config, 3, &tree, "sequential");
-    net.add(addr(2), first);
-    net.add(addr(3), second);
+    let (mut net, fh, sh) = seeder_and_two_leechers(241);
     let now = net.now;
     net.node(addr(2)).connect(now, fh, addr(1)).unwrap();
     net.run_for(Duration::from_millis(500), |_| false);
@@ -175,17 +182,7 @@ fn an_idle_slot_goes_to_a_waiting_peer() {
 /// choked.
 #[test]
 fn a_newcomer_takes_the_slot_held_longest() {
-    let (data, tree, config) = one_slot(239);
-    let mut net = Net::new(Duration::from_millis(10));
-    net.add(addr(1), common::seeder_endpoint(config, 1, &tree, &data));
-    let leecher_config = EndpointConfig {
-        pex_auto_connect: false,
-        ..EndpointConfig::default()
-    };
-    let (first, fh) = common::leecher_endpoint(leecher_config.clone(), 2, &tree, "sequential");
-    let (second, sh) = common::leecher_endpoint(leecher_config, 3, &tree, "sequential");
-    net.add(addr(2), first);
-    net.add(addr(3), second);
+    let (mut net, fh, sh) = seeder_and_two_leechers(239);
     let choked: Rc<RefCell<Vec<std::net::SocketAddr>>> = Rc::default();
     let log = choked.clone();
     net.filter = Some(Box::new(move |f| {
@@ -230,17 +227,7 @@ fn a_newcomer_takes_the_slot_held_longest() {
 /// takes the slot back as soon as the other has held it 5 s.
 #[test]
 fn a_peer_back_from_idle_is_a_newcomer_again() {
-    let (data, tree, config) = one_slot(233);
-    let mut net = Net::new(Duration::from_millis(10));
-    net.add(addr(1), common::seeder_endpoint(config, 1, &tree, &data));
-    let leecher_config = EndpointConfig {
-        pex_auto_connect: false,
-        ..EndpointConfig::default()
-    };
-    let (early, eh) = common::leecher_endpoint(leecher_config.clone(), 2, &tree, "sequential");
-    let (back, bh) = common::leecher_endpoint(leecher_config, 3, &tree, "sequential");
-    net.add(addr(2), early);
-    net.add(addr(3), back);
+    let (mut net, eh, bh) = seeder_and_two_leechers(233);
     // Which leechers' REQUESTs are lost.
     let silent: Rc<RefCell<Vec<std::net::SocketAddr>>> = Rc::new(RefCell::new(vec![addr(2)]));
     let gate = silent.clone();
