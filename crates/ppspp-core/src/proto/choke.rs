@@ -107,15 +107,11 @@ pub(crate) fn rechoke<'a>(
         plan.insert(ch.local, false);
     }
     newcomers_first(now, &interested, &mut plan);
-    for ch in interested.iter_mut() {
+    for ch in interested {
         if let Some(&choke) = plan.get(&ch.local) {
             set_choke(ch, choke, now);
         }
-    }
-    for ch in interested {
-        if !ch.choking_remote {
-            ch.had_slot = true;
-        }
+        ch.had_slot |= !ch.choking_remote;
     }
 }
 
