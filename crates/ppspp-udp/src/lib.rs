@@ -195,8 +195,14 @@ pub async fn start(
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
     let (verified_tx, verified_rx) = watch::channel(0);
-    let endpoint = Endpoint::new(config.endpoint, config.seed);
-    let task = tokio::spawn(run(socket, endpoint, cmd_rx, ev_tx, verified_tx));
+    let clock = Clock(std::time::Instant::now());
+    let mut endpoint_config = config.endpoint;
+    endpoint_config.wall_clock_offset = clock.wall_clock_offset();
+    let mut endpoint = Endpoint::new(endpoint_config, config.seed);
+    for own in own_addresses(local_addr) {
+        endpoint.add_own_address(own);
+    }
+    let task = tokio::spawn(run(socket, endpoint, clock, cmd_rx, ev_tx, verified_tx));
     Ok((
         NodeHandle {
             commands: cmd_tx,
@@ -208,11 +214,38 @@ pub async fn start(
     ))
 }
 
+/// The addresses at which a socket bound to `local` surely receives: itself,
+/// and for a wildcard bind the loopback address of its family. Others (the
+/// machine's interface addresses, a NAT's outside) the endpoint finds out
+/// when its handshake comes back to it.
+fn own_addresses(local: SocketAddr) -> Vec<SocketAddr> {
+    let mut own = vec![local];
+    if local.ip().is_unspecified() {
+        let loopback: std::net::IpAddr = match local {
+            SocketAddr::V4(_) => std::net::Ipv4Addr::LOCALHOST.into(),
+            SocketAddr::V6(_) => std::net::Ipv6Addr::LOCALHOST.into(),
+        };
+        own.push(SocketAddr::new(loopback, local.port()));
+    }
+    own
+}
+
 /// Wall-clock time as the core's [`Instant`]: microseconds since the node
-/// started.
+/// started (monotonic, so a clock step does not disturb the protocol).
 struct Clock(std::time::Instant);
 
 impl Clock {
+    /// Microseconds from the Unix epoch to this clock's zero, for DATA
+    /// timestamps ([`EndpointConfig::wall_clock_offset`]). Read once: the
+    /// wire clock then runs at the monotonic clock's pace.
+    fn wall_clock_offset(&self) -> u64 {
+        let since_epoch = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        let since_zero = self.0.elapsed();
+        u64::try_from(since_epoch.saturating_sub(since_zero).as_micros()).unwrap_or(0)
+    }
+
     fn now(&self) -> Instant {
         Instant::from_micros(self.0.elapsed().as_micros() as u64)
     }
@@ -228,11 +261,11 @@ const SEND_BUDGET: usize = 512;
 async fn run(
     mut socket: BatchSocket,
     mut ep: Endpoint,
+    clock: Clock,
     mut commands: mpsc::UnboundedReceiver<Command>,
     events: mpsc::UnboundedSender<Event>,
     verified: watch::Sender<u64>,
 ) -> io::Result<()> {
-    let clock = Clock(std::time::Instant::now());
     let mut shutdown: Option<(oneshot::Sender<()>, Instant)> = None;
     let mut viewers = Viewers::default();
     loop {

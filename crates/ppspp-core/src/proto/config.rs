@@ -23,6 +23,16 @@ pub enum Compat {
 pub struct EndpointConfig {
     /// Handshake compatibility mode.
     pub compat: Compat,
+    /// Microseconds from the Unix epoch to the driver's [`Instant::ZERO`]:
+    /// DATA timestamps are sent as wall-clock µs since the Unix epoch,
+    /// because libswift reads them so and sizes its requests on `now −
+    /// timestamp` (wire notes, interop profile). The core's own clock
+    /// stays the driver's; only the wire sees this offset. The UDP driver
+    /// sets the real one, the simulator one per peer (clock offsets
+    /// between peers).
+    ///
+    /// [`Instant::ZERO`]: crate::time::Instant::ZERO
+    pub wall_clock_offset: u64,
     /// Largest datagram we send (bytes of UDP payload); a datagram always has
     /// room for one DATA of a whole chunk with its headers.
     pub max_datagram: usize,
@@ -59,9 +69,14 @@ pub struct EndpointConfig {
     /// limit each peer's requests wait in proportion to how many it has
     /// outstanding, and a peer that asks for less is served sooner.
     pub weighted_uploads: bool,
-    /// Most chunks a peer may have queued in its requests to us; requests
-    /// beyond are ignored (bounded memory per peer).
-    pub max_upload_queue_chunks: u64,
+    /// Most separate chunk ranges a peer may have queued in its requests to
+    /// us (bounded memory per peer; a range costs the same whatever its
+    /// length, so one request for the whole content always fits). A
+    /// request beyond voids the peer's requests with CHOKE and UNCHOKE, and
+    /// it asks again (RFC 7574 §3.9). Our own downloads keep at most
+    /// [`EndpointConfig::max_requests_per_peer`] chunks requested, so they
+    /// never reach it.
+    pub max_upload_queue_ranges: usize,
     /// Most chunks we keep requested from one peer, whatever the window.
     pub max_requests_per_peer: u64,
     /// Upload limit in bytes per second over all swarms (payload and
@@ -98,6 +113,7 @@ impl Default for EndpointConfig {
     fn default() -> Self {
         EndpointConfig {
             compat: Compat::Auto,
+            wall_clock_offset: 0,
             max_datagram: 1472,
             max_peers_per_swarm: 64,
             max_channels: 1024,
@@ -109,7 +125,7 @@ impl Default for EndpointConfig {
             handshake_attempts: 5,
             upload_slots: 0,
             weighted_uploads: false,
-            max_upload_queue_chunks: 8192,
+            max_upload_queue_ranges: 4096,
             max_requests_per_peer: 2048,
             upload_limit: None,
             download_limit: None,

@@ -69,6 +69,8 @@ pub struct Endpoint {
     stats: EndpointStats,
     released: Vec<ChunkRange>,
     found: Vec<SocketAddr>,
+    /// Addresses at which we reach ourselves: never connected to.
+    own_addresses: BTreeSet<SocketAddr>,
     last_now: Instant,
 }
 
@@ -104,6 +106,7 @@ impl Endpoint {
             stats: EndpointStats::default(),
             released: Vec::new(),
             found: Vec::new(),
+            own_addresses: BTreeSet::new(),
             last_now: now,
         }
     }
@@ -111,6 +114,21 @@ impl Endpoint {
     /// The configuration.
     pub fn config(&self) -> &EndpointConfig {
         &self.config
+    }
+
+    /// Tells the endpoint an address at which it receives (the driver's
+    /// listen address): [`Endpoint::connect`] refuses it and PEX answers
+    /// naming it are ignored, whether they come from a PEX answer, a
+    /// tracker or the user. Addresses the driver cannot know (a wildcard
+    /// listen address reached through another interface, a NAT's outside)
+    /// are found when our own handshake comes back to us.
+    pub fn add_own_address(&mut self, addr: SocketAddr) {
+        self.own_addresses.insert(addr);
+    }
+
+    /// Whether `addr` is one of ours (given or found).
+    pub fn is_own_address(&self, addr: SocketAddr) -> bool {
+        self.own_addresses.contains(&addr)
     }
 
     /// Starts serving or fetching a swarm. Returns `None` if a swarm with
@@ -148,7 +166,7 @@ impl Endpoint {
             .channels
             .iter()
             .any(|c| self.channels.get(c).is_some_and(|ch| ch.peer == peer));
-        if full || exists || s.closing || s.banned.contains(&peer) {
+        if full || exists || s.closing || s.banned.contains(&peer) || self.is_own_address(peer) {
             return None;
         }
         let local = self.fresh_channel_id();
@@ -253,6 +271,9 @@ impl Endpoint {
         let handle = options
             .swarm_id
             .and_then(|id| self.by_swarm_id.get(id).copied());
+        if self.is_own_handshake(from, source, handle) {
+            return;
+        }
         let Some(handle) = handle else {
             self.refuse(from, source, data.len());
             return;
@@ -307,6 +328,31 @@ impl Endpoint {
         self.after_channel(now, handle, local, false);
     }
 
+    /// Whether a HANDSHAKE opening a channel is our own come back: its
+    /// source channel is one we are opening in the same swarm. Channel ids
+    /// are random (RFC 7574 §12.1), so a stranger matches one of ours by
+    /// chance once in 2^32 tries. The channel closes and both addresses
+    /// are remembered as ours.
+    fn is_own_handshake(
+        &mut self,
+        from: SocketAddr,
+        source: ChannelId,
+        handle: Option<SwarmHandle>,
+    ) -> bool {
+        let Some(ch) = self.channels.get_mut(&source).filter(|c| {
+            c.state == State::Initiating && Some(c.swarm) == handle && c.close.is_none()
+        }) else {
+            return false;
+        };
+        ch.close(CloseReason::OwnAddress, false);
+        let target = ch.peer;
+        self.own_addresses.insert(target);
+        self.own_addresses.insert(from);
+        self.stats.own_address_handshakes += 1;
+        self.wake(source);
+        true
+    }
+
     fn refuse(&mut self, to: SocketAddr, channel: ChannelId, received: usize) {
         self.stats.datagrams_dropped += 1;
         // A refusal is 12 bytes: never more than the handshake it answers.
@@ -338,7 +384,10 @@ impl Endpoint {
         if size_learned {
             self.recount_availability(handle);
         }
-        let found = std::mem::take(&mut self.found);
+        let mut found = std::mem::take(&mut self.found);
+        // A peer may tell us our own address (libswift's PEX can name the
+        // peer it answers).
+        found.retain(|a| !self.own_addresses.contains(a));
         for addr in &found {
             self.events.push_back(Event::PeerAddress {
                 swarm: handle,

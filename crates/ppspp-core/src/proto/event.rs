@@ -21,6 +21,9 @@ pub enum CloseReason {
     BadData,
     /// The peer broke the protocol (options we cannot accept, …).
     Protocol(String),
+    /// The address was our own: our handshake came back to us (a PEX
+    /// answer, a tracker or the user named us). It is never tried again.
+    OwnAddress,
     /// We closed it.
     Local,
 }
@@ -124,6 +127,9 @@ pub struct EndpointStats {
     pub bytes_sent: u64,
     /// Datagrams that did not decode, or named no channel of ours.
     pub datagrams_dropped: u64,
+    /// Channels we opened to ourselves, found when their handshake came
+    /// back to us (each address is tried once).
+    pub own_address_handshakes: u64,
     /// Times a channel was asked for a datagram: the endpoint's work per
     /// input, which the schedule keeps independent of the channel count.
     pub channel_polls: u64,

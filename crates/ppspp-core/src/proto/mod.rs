@@ -82,3 +82,14 @@ pub(crate) struct Ctx<'a> {
     /// The messages of every datagram written, by type.
     pub sent: &'a mut MessageTally,
 }
+
+impl Ctx<'_> {
+    /// Now as a DATA timestamp: wall-clock µs since the Unix epoch
+    /// ([`EndpointConfig::wall_clock_offset`]), wrapping like the wire's
+    /// 64-bit field.
+    pub fn wire_now(&self) -> u64 {
+        self.now
+            .as_micros()
+            .wrapping_add(self.config.wall_clock_offset)
+    }
+}

@@ -429,6 +429,7 @@ impl Partition {
         let config = endpoint_config(scenario, group);
         let spec = scenario.peers[group].get_ref();
         let mut ep = Endpoint::new(config, derive(shared.seed, Stream::Peer, u64::from(i)));
+        ep.add_own_address(addr_of(HostId(i)));
         let tree = shared.content.tree();
         // Only leechers have players (the scenario check refuses others).
         let player = spec.player;

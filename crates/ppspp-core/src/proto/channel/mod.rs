@@ -69,6 +69,10 @@ pub(crate) struct Channel {
     pub choked_by_remote: bool,
     pub choking_remote: bool,
     pub choke_dirty: bool,
+    /// The peer's requests overflowed our upload queue: we void them with
+    /// CHOKE and UNCHOKE in the next datagram (RFC 7574 §3.9), and ignore
+    /// its requests until then.
+    pub requests_voided: bool,
     /// When we last choked or unchoked the peer (slot rotation).
     pub choke_changed: Instant,
     /// Whether the peer has held one of our upload slots since it became
@@ -218,6 +222,7 @@ impl Channel {
             choked_by_remote: false,
             choking_remote: false,
             choke_dirty: false,
+            requests_voided: false,
             choke_changed: now,
             had_slot: false,
             requested_at: None,
@@ -301,6 +306,7 @@ impl Channel {
                 if !self.acks.is_empty()
                     || self.third_due
                     || self.choke_dirty
+                    || self.requests_voided
                     || !self.expired.is_empty()
                 {
                     return Some(now);

@@ -296,7 +296,9 @@ impl Channel {
             ctx.rechoke = true;
         }
         self.requested_at = Some(ctx.now);
-        if self.choking_remote {
+        // A choked peer's requests are void (RFC 7574 §3.9), and so are
+        // those that reach us before it hears the CHOKE that voids them.
+        if self.choking_remote || self.requests_voided {
             return;
         }
         let Some(range) = self.range_of(swarm, spec) else {
@@ -305,8 +307,16 @@ impl Channel {
         // Serve only what we have; the rest of the request is ignored.
         let runs: Vec<ChunkRange> = swarm.have.filled_runs_in(range).collect();
         for r in runs {
-            if self.uploads.push(r, ctx.config.max_upload_queue_chunks) < r.len() {
-                break;
+            if self
+                .uploads
+                .push(r, ctx.config.max_upload_queue_ranges)
+                .is_err()
+            {
+                // Never drop part of a request silently: void them all with
+                // CHOKE and UNCHOKE at once, so that the peer asks again.
+                self.uploads.clear();
+                self.requests_voided = true;
+                return;
             }
         }
     }
@@ -320,7 +330,10 @@ impl Channel {
         payload: &[u8],
         hashes: &[(Bin, Hash)],
     ) {
-        let delay = (ctx.now.as_micros() as i64).wrapping_sub(timestamp.0 as i64);
+        // The sender's wall clock against ours: the one-way delay plus the
+        // offset between the two clocks, which LEDBAT's base delay cancels
+        // (RFC 6817 §3.4).
+        let delay = (ctx.wire_now() as i64).wrapping_sub(timestamp.0 as i64);
         let Some(range) = spec.to_chunks(swarm.chunk_size) else {
             return;
         };

@@ -152,6 +152,12 @@ impl Channel {
         // Control messages stay within the configured datagram size; a DATA
         // may make the datagram as large as one chunk needs.
         w.set_limit(ctx.config.max_datagram);
+        if self.requests_voided
+            && w.push(&Message::Choke).is_ok()
+            && w.push(&Message::Unchoke).is_ok()
+        {
+            self.requests_voided = false;
+        }
         if self.choke_dirty {
             let m = if self.choking_remote {
                 Message::Choke
@@ -546,7 +552,7 @@ impl Channel {
                 return;
             }
         }
-        let timestamp = Timestamp(ctx.now.as_micros());
+        let timestamp = Timestamp(ctx.wire_now());
         let storage = &mut swarm.storage;
         let Ok(read) = w.push_data_with(spec, timestamp, cs, |out| storage.read_chunk(chunk, out))
         else {
