@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod gateway;
+pub mod libswift;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

@@ -1,0 +1,132 @@
+//! libswift, the reference implementation, as a test peer: the built
+//! `swift` in `../shared/tools/libswift/` beside the repository (or where
+//! `PPSPP_LIBSWIFT` points). Its README gives the command lines used here.
+
+use std::net::UdpSocket;
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use super::Proc;
+
+/// The `swift` binary, when there is one.
+pub fn binary() -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os("PPSPP_LIBSWIFT") {
+        return Some(PathBuf::from(p));
+    }
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/tools/libswift/swift");
+    beside.is_file().then_some(beside)
+}
+
+/// A free UDP port on loopback (released again: libswift binds it itself).
+pub fn free_port() -> u16 {
+    let s = UdpSocket::bind("127.0.0.1:0").unwrap();
+    s.local_addr().unwrap().port()
+}
+
+/// A running libswift seeder of a scratch copy of `file` (it writes its
+/// `.mhash` and `.mbinmap` beside the file it seeds).
+pub struct SwiftSeeder {
+    pub proc: Proc,
+    pub addr: String,
+}
+
+pub fn seed(swift: &Path, file: &Path, scratch: &Path) -> SwiftSeeder {
+    std::fs::create_dir_all(scratch).unwrap();
+    let copy = scratch.join("content");
+    std::fs::copy(file, &copy).unwrap();
+    let addr = format!("127.0.0.1:{}", free_port());
+    let child = Command::new(swift)
+        .arg("-f")
+        .arg(&copy)
+        .args(["-l", &addr])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn libswift seeder");
+    let seeder = SwiftSeeder {
+        proc: Proc(child),
+        addr,
+    };
+    // It hashes the file before it listens; its .mhash appears when done.
+    let mhash = scratch.join("content.mhash");
+    let start = Instant::now();
+    while !mhash.exists() && start.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    std::thread::sleep(Duration::from_millis(200));
+    seeder
+}
+
+/// A running libswift download; its stderr (a line or more per datagram)
+/// goes to a file, since a pipe nobody reads would fill and block it.
+pub struct SwiftGet {
+    pub proc: Proc,
+    pub log: PathBuf,
+}
+
+/// Starts a libswift download of `root` from `tracker` into `dir` (the
+/// file lands at `dir/ROOT`), listening on `listen` when given so that
+/// other peers can fetch from it too.
+pub fn spawn_get(
+    swift: &Path,
+    tracker: &str,
+    root: &str,
+    dir: &Path,
+    listen: Option<&str>,
+) -> SwiftGet {
+    std::fs::create_dir_all(dir).unwrap();
+    let log = dir.with_extension("log");
+    let mut cmd = Command::new(swift);
+    cmd.args(["-t", tracker, "-h", root])
+        .arg("-o")
+        .arg(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap());
+    if let Some(l) = listen {
+        cmd.args(["-l", l]);
+    }
+    let proc = Proc(cmd.spawn().expect("spawn libswift download"));
+    SwiftGet { proc, log }
+}
+
+/// Waits for a libswift download to exit (it does once its file is
+/// complete), at most `limit`: a hang guard, not a speed bound. Panics
+/// with the tail of its log if it does not.
+pub fn wait(mut get: SwiftGet, limit: Duration) -> ExitStatus {
+    let start = Instant::now();
+    loop {
+        if let Some(status) = get.proc.0.try_wait().unwrap() {
+            return status;
+        }
+        if start.elapsed() > limit {
+            let log = std::fs::read_to_string(&get.log).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(20).collect();
+            panic!(
+                "libswift did not finish within {limit:?}; its last lines, newest first:\n{}",
+                tail.join("\n")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// Waits until `path` holds exactly `data`, at most `limit`: a libswift
+/// download that listens (`-l`) seeds on after completion and never exits
+/// by itself. Panics with the tail of its log if the file never completes.
+pub fn wait_for_file(get: &SwiftGet, path: &Path, data: &[u8], limit: Duration) {
+    let start = Instant::now();
+    while std::fs::read(path).ok().as_deref() != Some(data) {
+        if start.elapsed() > limit {
+            let log = std::fs::read_to_string(&get.log).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(20).collect();
+            panic!(
+                "libswift's {path:?} was not complete within {limit:?}; its last lines, newest first:\n{}",
+                tail.join("\n")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
