@@ -66,6 +66,48 @@ pub struct PlaybackSummary {
     pub mean_continuity: f64,
 }
 
+/// Why a figure has no value, as the tables' footnotes say it (a figure
+/// without value prints as `—`, never NaN).
+pub const NO_COMPLETION: &str = "no leecher completed";
+/// See [`NO_COMPLETION`].
+pub const NO_VIEWER_STARTED: &str = "no viewer started";
+/// See [`NO_COMPLETION`]: viewers started but none had a chunk fall due.
+pub const NO_CHUNK_DUE: &str = "no chunk fell due in any viewer's playback";
+
+impl Summary {
+    /// Leechers there were, and none completed: usually a scenario mistake
+    /// (a duration too short, a unit misread), unless the scenario allows
+    /// it.
+    pub fn nobody_completed(&self) -> bool {
+        self.leechers > 0 && self.completed == 0
+    }
+
+    /// Why some of the summary's figures have no value, in table order.
+    pub fn no_data_reasons(&self) -> Vec<&'static str> {
+        no_data_reasons(
+            self.completed,
+            self.playback
+                .as_ref()
+                .map(|p| (p.started, p.mean_continuity.is_finite())),
+        )
+    }
+}
+
+/// Why figures have no value, given the leechers that `completed` and, with
+/// viewers, how many `started` and whether the continuity index is known.
+pub fn no_data_reasons(completed: usize, viewers: Option<(usize, bool)>) -> Vec<&'static str> {
+    let mut why = Vec::new();
+    if completed == 0 {
+        why.push(NO_COMPLETION);
+    }
+    match viewers {
+        Some((0, _)) => why.push(NO_VIEWER_STARTED),
+        Some((_, false)) => why.push(NO_CHUNK_DUE),
+        _ => {}
+    }
+    why
+}
+
 /// The mean of `v` (NaN when empty).
 fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {

@@ -88,7 +88,9 @@ pub(crate) fn parse(text: &str) -> Sweep {
         let p = &mut points[i];
         p.runs.push(run);
         for &(name, col) in &cols {
-            if let Some(v) = col.and_then(|c| f[c].parse::<f64>().ok()) {
+            // An empty cell (no viewer, nobody completed) is no value.
+            let v = col.and_then(|c| f[c].parse::<f64>().ok());
+            if let Some(v) = v.filter(|v| v.is_finite()) {
                 p.figures.entry(name).or_default().push(v);
             }
         }
@@ -218,6 +220,12 @@ pub fn write_sweep_report(dir: &Path) -> io::Result<()> {
     head.push("seeds");
     head.extend(FIGURES.iter().map(|f| f.1));
     table(&mut o, &head, &rows);
+    if rows.iter().flatten().any(|c| c == "—") {
+        o.push_str(
+            "<p>— : no run of the grid point has this figure (no viewers, no viewer \
+             started, or no leecher completed).</p>\n",
+        );
+    }
     if let Some(x) = sweep.x_axis() {
         let key = &sweep.keys[x];
         for (f, label) in FIGURES {
@@ -369,5 +377,24 @@ mod tests {
         let summary = fs::read_to_string(dir.path().join(SWEEP_SUMMARY_CSV)).unwrap();
         let first = summary.lines().nth(1).unwrap();
         assert!(first.starts_with("32,linear,2,2.0000,1.4142,"), "{summary}");
+    }
+
+    #[test]
+    fn a_figure_no_seed_has_is_a_dash_with_a_footnote() {
+        let dir = tempfile::tempdir().unwrap();
+        let csv = "run,peers.l.count,seed,stalls_per_viewer,continuity,startup_mean_s\n\
+                   0,4,1,0.0,,\n\
+                   1,4,2,0.0,NaN,NaN\n\
+                   2,8,1,1.0,0.5,2.0\n";
+        fs::write(dir.path().join("sweep.csv"), csv).unwrap();
+        write_sweep_report(dir.path()).unwrap();
+        let html = fs::read_to_string(dir.path().join(SWEEP_HTML)).unwrap();
+        let summary = fs::read_to_string(dir.path().join(SWEEP_SUMMARY_CSV)).unwrap();
+        assert!(
+            !html.contains("NaN") && !summary.contains("NaN"),
+            "{summary}"
+        );
+        assert!(html.contains("<td>—</td>"), "{html}");
+        assert!(html.contains("<p>— : no run of the grid point has this figure"));
     }
 }

@@ -388,3 +388,35 @@ fn many_link_samples_are_streamed_and_decimated() {
     assert_eq!(c.first().map(|p| p.0), Some(0.0));
     assert_eq!(c.last(), Some(&(8.0, 0.0)));
 }
+
+#[test]
+fn figures_without_value_are_dashes_with_a_footnote() {
+    let dir = full_folder();
+    let nothing = SUMMARY
+        .replace("\"completed\": 2", "\"completed\": 0")
+        .replace(
+            "{\"mean\": 15.0, \"p50\": 20.0, \"p95\": 20.0, \"max\": 20.0}",
+            "{\"mean\": null, \"p50\": null, \"p95\": null, \"max\": null}",
+        )
+        .replace(
+            "\"packets\":",
+            "\"playback\": {\"viewers\": 3, \"started\": 0, \"startup_s\": {\"mean\": null, \
+             \"p50\": null, \"p95\": null, \"max\": null}, \"stalls_per_viewer\": 0.0, \
+             \"stall_s_per_viewer\": 0.0, \"continuity\": null},\n  \"packets\":",
+        );
+    let html = report_with_summary(&dir, &nothing);
+    assert!(!html.contains("NaN"));
+    assert!(
+        html.contains("<td>Continuity index</td><td>—</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<p>— : no leecher completed; no viewer started.</p>"),
+        "{html}"
+    );
+    // The group without completions ("slow") is explained too.
+    assert!(html.contains("— : none of the group's leechers completed"));
+    // A run with every figure has no summary footnote.
+    let full = report_with_summary(&dir, SUMMARY);
+    assert!(!full.contains("<p>— :"), "{full}");
+}

@@ -3,6 +3,7 @@
 
 pub mod run;
 pub mod sweep;
+mod table;
 
 use clap::Subcommand;
 

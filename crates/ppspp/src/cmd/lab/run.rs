@@ -72,63 +72,6 @@ fn once(
     Ok(outcome)
 }
 
-fn fmt_s(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.1}")
-    } else {
-        "-".into()
-    }
-}
-
-fn print_table(o: &Outcome, out: Option<&Path>) {
-    let s = &o.summary;
-    println!("scenario      {} (seed {})", s.name, s.seed);
-    println!(
-        "peers         {} ({} leechers, {} completed)",
-        s.peers, s.leechers, s.completed
-    );
-    let d = s.download_s;
-    println!(
-        "download s    mean {}  p50 {}  p95 {}  max {}",
-        fmt_s(d[0]),
-        fmt_s(d[1]),
-        fmt_s(d[2]),
-        fmt_s(d[3])
-    );
-    if let Some(p) = &s.playback {
-        println!(
-            "viewers       {} ({} started): startup s mean {}  p95 {}; stalls {:.2}/viewer \
-             ({:.1} s); continuity {:.3}",
-            p.viewers,
-            p.started,
-            fmt_s(p.startup_s[0]),
-            fmt_s(p.startup_s[2]),
-            p.mean_stalls,
-            p.mean_stall_s,
-            p.mean_continuity
-        );
-    }
-    if s.messages_sent.total_bytes() > 0 {
-        println!(
-            "bytes sent    {:.1} MB in messages: {}",
-            s.messages_sent.total_bytes() as f64 / 1e6,
-            ppspp_lab::results::message_shares(&s.messages_sent, 5)
-        );
-    }
-    println!(
-        "time          virtual {:.1} s, wall {:.1} s ({:.2}x real time), {} events ({:.0}/s)",
-        s.virtual_s,
-        s.wall_s,
-        s.virtual_s / s.wall_s.max(1e-9),
-        s.events,
-        s.events as f64 / s.wall_s.max(1e-9)
-    );
-    println!("trace_hash    {}", s.trace_hash);
-    if let Some(dir) = out {
-        println!("results       {}", dir.display());
-    }
-}
-
 /// Runs `ppspp lab run`.
 pub fn run(a: &RunArgs) -> anyhow::Result<()> {
     let (mut text, file) = load(a.scenario.as_deref())?;
@@ -152,7 +95,7 @@ pub fn run(a: &RunArgs) -> anyhow::Result<()> {
     if a.quiet {
         println!("{}", first.summary.trace_hash);
     } else {
-        print_table(&first, Some(&out));
+        print!("{}", super::table::render(&first.summary, Some(&out)));
     }
     if a.check_determinism {
         // The second run takes another number of threads: the results
@@ -181,6 +124,21 @@ pub fn run(a: &RunArgs) -> anyhow::Result<()> {
         }
         println!(
             "determinism   ok: a second run on {again} thread(s) gave the same trace hash and CSVs"
+        );
+    }
+    if !a.quiet {
+        println!(
+            "report        {}",
+            out.join(ppspp_lab::report::REPORT_HTML).display()
+        );
+    }
+    if first.summary.nobody_completed() && !scenario.allow_incomplete {
+        bail!(
+            "none of the {} leechers completed in {:.1} s of virtual time (results in {}); \
+             if that is expected, set `allow_incomplete = true` in the scenario",
+            first.summary.leechers,
+            first.summary.virtual_s,
+            out.display()
         );
     }
     Ok(())
