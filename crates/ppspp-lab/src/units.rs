@@ -72,7 +72,7 @@ pub fn bitrate(s: &str) -> Result<u64, String> {
 
 /// A size in bytes: `20MB`, `1KiB`, `1500`.
 pub fn size(s: &str) -> Result<u64, String> {
-    let bad = || format!("'{s}' is not a size (e.g. 1500, 64KB, 20MB, 1GiB)");
+    let bad = || format!("'{s}' is not a size (e.g. 1500B, 64KB, 20MB, 1GiB)");
     let (value, unit) = number_and_unit(s).ok_or_else(bad)?;
     let (scale, bits) = byte_unit(unit).ok_or_else(bad)?;
     if bits {

@@ -4,9 +4,11 @@
 //! Unknown keys and bad values are errors that name the file, the line and
 //! what was expected.
 
+mod overrides;
 mod spec;
 mod value;
 
+pub use overrides::{apply_overrides, Override};
 pub use spec::{
     Arrival, Class, ClassNames, Content, Departure, Flow, FlowKind, LossSpec, NetworkSpec,
     PeerGroup, PlayerSpec, Record, Role, Scenario, Site, SwarmSpec,
@@ -83,11 +85,18 @@ fn quote_value(text: &str, span: Option<Range<usize>>) -> Option<String> {
 /// Reads a scenario from `text` (named `file` in errors) and checks that
 /// everything it names exists and every value is usable.
 pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    read(text, file, true)
+}
+
+/// As [`parse`]; `quote` shows a bad value as written before the message.
+/// Not for text the program wrote itself (a scenario with `--set`
+/// overrides), whose lines and spellings the user never saw.
+fn read(text: &str, file: &str, quote: bool) -> Result<Scenario, ScenarioError> {
     let scenario: Scenario = toml::from_str(text).map_err(|e| {
         let mut message = e.message().trim().to_string();
         // A bad value is shown as written, so the message stands alone
         // (`delay = "5": a duration needs a unit, e.g. …`).
-        if let Some(quoted) = quote_value(text, e.span()) {
+        if let Some(quoted) = quote.then(|| quote_value(text, e.span())).flatten() {
             message = format!("{quoted}: {message}");
         }
         let hint = if message.contains("unknown field") || message.contains("unknown variant") {

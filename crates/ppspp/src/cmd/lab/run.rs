@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use clap::Args;
 use ppspp_lab::run::{run_with_threads, Outcome};
-use ppspp_lab::scenario::{DEFAULT_NAME, DEFAULT_TEXT};
+use ppspp_lab::scenario::{apply_overrides, Override, DEFAULT_NAME, DEFAULT_TEXT};
 
 use crate::cmd::node::progress_bar;
 
@@ -23,10 +23,11 @@ pub struct RunArgs {
     /// Run twice and fail if the trace hash or any CSV differs.
     #[arg(long)]
     pub check_determinism: bool,
-    /// Override a scenario key, e.g. `--set peers.home.count=200`
-    /// (repeatable; the same dotted keys as `lab sweep`).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    /// Override a scenario key, e.g. `--set peers.near.count=200`
+    /// (repeatable; the same dotted keys as `lab sweep`; an element of
+    /// `[[peers]]` is named by its `name` or its index).
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = Override::parse)]
+    pub set: Vec<Override>,
     /// Threads to run the simulation on (default: one per core); the
     /// results are the same with any number.
     #[arg(long)]
@@ -74,14 +75,8 @@ fn once(
 
 /// Runs `ppspp lab run`.
 pub fn run(a: &RunArgs) -> anyhow::Result<()> {
-    let (mut text, file) = load(a.scenario.as_deref())?;
-    for kv in &a.set {
-        let (key, value) = kv
-            .split_once('=')
-            .with_context(|| format!("--set {kv}: expected KEY=VALUE"))?;
-        text = ppspp_lab::sweep::apply(&text, key, value).map_err(anyhow::Error::msg)?;
-    }
-    let scenario = ppspp_lab::scenario::parse(&text, &file)?;
+    let (text, file) = load(a.scenario.as_deref())?;
+    let (text, scenario) = apply_overrides(&text, &file, &a.set)?;
     let seed = a.seed.unwrap_or(scenario.seed);
     let out = a
         .out
@@ -142,4 +137,25 @@ pub fn run(a: &RunArgs) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `--set` example of `lab run --help` works on the default
+    /// scenario (it once named a group the scenario does not have).
+    #[test]
+    fn the_help_s_set_example_runs_on_the_default_scenario() {
+        let help = RunArgs::augment_args(clap::Command::new("run"))
+            .render_long_help()
+            .to_string();
+        let example = help
+            .split("e.g. `--set ")
+            .nth(1)
+            .and_then(|rest| rest.split('`').next())
+            .expect("an example in the help");
+        let o = Override::parse(example).unwrap();
+        apply_overrides(DEFAULT_TEXT, "<built-in>", &[o]).unwrap();
+    }
 }

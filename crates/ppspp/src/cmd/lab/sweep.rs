@@ -9,7 +9,8 @@ use std::process::{Child, Command, Stdio};
 
 use anyhow::{bail, Context};
 use clap::Args;
-use ppspp_lab::sweep::{apply, grid, Axis};
+use ppspp_lab::scenario::{apply_overrides, Override};
+use ppspp_lab::sweep::{grid, Axis};
 
 /// Arguments of `ppspp lab sweep`.
 #[derive(Debug, Args)]
@@ -33,7 +34,7 @@ pub struct SweepArgs {
 
 struct Job {
     index: usize,
-    point: Vec<(String, String)>,
+    point: Vec<Override>,
     seed: u64,
     dir: PathBuf,
 }
@@ -76,13 +77,10 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(out.join("runs"))?;
     let mut jobs = VecDeque::new();
     for (p, point) in grid(&a.axes).into_iter().enumerate() {
-        let mut t = text.clone();
-        for (k, v) in &point {
-            t = apply(&t, k, v).map_err(|e| anyhow::anyhow!("--set {k}={v}: {e}"))?;
-        }
+        // Refuse a bad point before anything runs; its error names the
+        // override, not a line of the point's file.
+        let (t, _) = apply_overrides(&text, &a.scenario.display().to_string(), &point)?;
         let file = out.join("runs").join(format!("point{p:03}.toml"));
-        // Refuse a bad point before anything runs.
-        ppspp_lab::scenario::parse(&t, &file.display().to_string())?;
         std::fs::write(&file, &t)?;
         for seed in 1..=a.seeds.max(1) {
             let index = jobs.len();
@@ -150,8 +148,8 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
         let summary = std::fs::read_to_string(job.dir.join("summary.json")).unwrap_or_default();
         let v: serde_json::Value = serde_json::from_str(&summary).unwrap_or_default();
         let _ = write!(csv, "{},", job.index);
-        for (_, val) in &job.point {
-            let _ = write!(csv, "{val},");
+        for o in &job.point {
+            let _ = write!(csv, "{},", o.value);
         }
         let cols = [
             vec!["leechers"],
