@@ -425,6 +425,23 @@ pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }
 
+/// The scenario as run (a sweep's folder holds the scenario it sweeps).
+pub const SCENARIO_TOML: &str = "scenario.toml";
+
+/// The files [`write`] puts in a run's folder, in the order it writes them
+/// (the report adds [`crate::report::REPORT_HTML`] and plots).
+pub const RUN_FILES: [&str; 9] = [
+    SCENARIO_TOML,
+    "peers.csv",
+    "links.csv",
+    "waits.csv",
+    "link_stats.csv",
+    "progress.csv",
+    "flows.csv",
+    "rates.csv",
+    "summary.json",
+];
+
 /// Writes the results folder `dir` (created if needed). `scenario_text` is
 /// the scenario as read; the seed used is recorded beside it.
 pub fn write(
@@ -440,14 +457,20 @@ pub fn write(
         env!("CARGO_PKG_VERSION"),
         summary.seed
     );
-    fs::write(dir.join("scenario.toml"), header + scenario_text)?;
-    fs::write(dir.join("peers.csv"), peers_csv(peers))?;
-    fs::write(dir.join("links.csv"), links_csv(sim))?;
-    fs::write(dir.join("waits.csv"), waits_csv(sim))?;
-    fs::write(dir.join("link_stats.csv"), link_stats_csv(sim))?;
-    fs::write(dir.join("progress.csv"), progress_csv(sim))?;
-    fs::write(dir.join("flows.csv"), flows_csv(sim))?;
-    fs::write(dir.join("rates.csv"), rates_csv(sim))?;
-    fs::write(dir.join("summary.json"), summary_json(summary, sim))?;
+    // In the order of RUN_FILES.
+    let texts = [
+        header + scenario_text,
+        peers_csv(peers),
+        links_csv(sim),
+        waits_csv(sim),
+        link_stats_csv(sim),
+        progress_csv(sim),
+        flows_csv(sim),
+        rates_csv(sim),
+        summary_json(summary, sim),
+    ];
+    for (name, text) in RUN_FILES.iter().zip(texts) {
+        fs::write(dir.join(name), text)?;
+    }
     Ok(())
 }

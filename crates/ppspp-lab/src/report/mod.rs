@@ -26,7 +26,7 @@ use serde_json::Value;
 pub use csv::split_line;
 pub use html::escape;
 pub use stats::{ccdf, cdf, quantile, steps};
-pub use sweep::{write_sweep_report, SWEEP_HTML, SWEEP_SUMMARY_CSV};
+pub use sweep::{is_sweep_plot, write_sweep_report, SWEEP_CSV, SWEEP_HTML, SWEEP_SUMMARY_CSV};
 
 use plots::Line;
 
@@ -42,6 +42,13 @@ pub const PROGRESS_SVG: &str = "progress.svg";
 pub const QUEUE_CCDF_SVG: &str = "queue_ccdf.svg";
 /// Queueing-delay CCDF per traced flow.
 pub const WAIT_CCDF_SVG: &str = "wait_ccdf.svg";
+/// Every plot a run's report may draw.
+pub const RUN_PLOTS: [&str; 4] = [
+    COMPLETION_CDF_SVG,
+    PROGRESS_SVG,
+    QUEUE_CCDF_SVG,
+    WAIT_CCDF_SVG,
+];
 
 /// How many links the drops table lists.
 const TOP_LINKS: usize = 10;

@@ -21,9 +21,13 @@ use super::plots::{fallback_svg, Line};
 use super::stats::{cdf, quantile};
 use super::sweep_plots::{by_x_svg, startup_cdf_svg, SeriesLine};
 use super::PLOTS_DIR;
+use crate::outdir::run_dir;
 
 /// The sweep's page.
 pub const SWEEP_HTML: &str = "sweep.html";
+/// The sweep's table, one row per run (`lab sweep` writes it).
+pub const SWEEP_CSV: &str = "sweep.csv";
+
 /// The sweep's table, one row per grid point.
 pub const SWEEP_SUMMARY_CSV: &str = "sweep_summary.csv";
 
@@ -159,6 +163,16 @@ impl Sweep {
     }
 }
 
+/// Whether `name` (a file in `plots/`) is one a sweep report draws.
+pub fn is_sweep_plot(name: &str) -> bool {
+    let numbered = |prefix: &str| {
+        name.strip_prefix(prefix)
+            .and_then(|r| r.strip_suffix(".svg"))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    (name.starts_with("sweep_") && name.ends_with(".svg")) || numbered("startup_cdf_")
+}
+
 /// The `startup_s` of every viewer in `peers.csv` that started.
 fn startups(path: &Path) -> Vec<f64> {
     let Ok(text) = fs::read_to_string(path) else {
@@ -180,7 +194,7 @@ fn startups(path: &Path) -> Vec<f64> {
 /// `runs/`). Errors when `sweep.csv` cannot be read or an output cannot be
 /// written.
 pub fn write_sweep_report(dir: &Path) -> io::Result<()> {
-    let sweep = parse(&fs::read_to_string(dir.join("sweep.csv"))?);
+    let sweep = parse(&fs::read_to_string(dir.join(SWEEP_CSV))?);
     fs::create_dir_all(dir.join(PLOTS_DIR))?;
     let mut csv = String::new();
     for k in &sweep.keys {
@@ -254,11 +268,7 @@ pub fn write_sweep_report(dir: &Path) -> io::Result<()> {
             for p in sweep.points.iter().filter(|p| p.axes[x].parse() == Ok(xv)) {
                 let mut all = Vec::new();
                 for run in &p.runs {
-                    all.extend(startups(
-                        &dir.join("runs")
-                            .join(format!("run{run:04}"))
-                            .join("peers.csv"),
-                    ));
+                    all.extend(startups(&run_dir(dir, *run).join("peers.csv")));
                 }
                 all.sort_by(f64::total_cmp);
                 let q = |v: f64| {
@@ -352,7 +362,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         fs::write(dir.path().join("sweep.csv"), CSV).unwrap();
         for (run, startups) in [(0, "1.5"), (1, "2.5"), (3, "7.0"), (5, "")] {
-            let d = dir.path().join("runs").join(format!("run{run:04}"));
+            let d = run_dir(dir.path(), run);
             fs::create_dir_all(&d).unwrap();
             fs::write(
                 d.join("peers.csv"),

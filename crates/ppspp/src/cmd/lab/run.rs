@@ -4,6 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Args;
+use ppspp_lab::outdir::{self, Writer};
 use ppspp_lab::run::{run_with_threads, Outcome};
 use ppspp_lab::scenario::{apply_overrides, Override, DEFAULT_NAME, DEFAULT_TEXT};
 
@@ -17,9 +18,14 @@ pub struct RunArgs {
     /// Experiment seed (overrides the scenario's).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Results folder (default: lab-results/NAME-seedN).
+    /// Results folder (default: lab-results/NAME-seedN): empty, or an
+    /// earlier run's, whose files are replaced.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into --out even if it holds files a run does not write: the
+    /// run's own files are replaced, the others left alone.
+    #[arg(long)]
+    pub force: bool,
     /// Run twice and fail if the trace hash or any CSV differs.
     #[arg(long)]
     pub check_determinism: bool,
@@ -86,6 +92,11 @@ pub fn run(a: &RunArgs) -> anyhow::Result<()> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
+    // Before the run, not after: a refused folder costs no simulation.
+    let left = outdir::prepare(&out, Writer::Run, a.force)?;
+    if !left.is_empty() {
+        eprintln!("left alone in {}: {}", out.display(), left.join(", "));
+    }
     let first = once(&text, &file, Some(seed), threads, Some(&out))?;
     if a.quiet {
         println!("{}", first.summary.trace_hash);
