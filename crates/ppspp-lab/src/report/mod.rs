@@ -6,7 +6,8 @@
 //! `report.html`, a
 //! self-contained page (inline CSS, no scripts) that embeds the plots by
 //! relative path. Missing or empty inputs give "no data" notes instead of
-//! errors, and malformed CSV rows are skipped (and counted in the notes).
+//! errors (a folder with no result file at all is refused), and malformed
+//! CSV rows are skipped (and counted in the notes).
 
 mod csv;
 mod html;
@@ -28,6 +29,7 @@ pub use html::escape;
 pub use stats::{ccdf, cdf, quantile, steps};
 pub use sweep::{is_sweep_plot, write_sweep_report, SWEEP_CSV, SWEEP_HTML, SWEEP_SUMMARY_CSV};
 
+use crate::results::{RUN_FILES, SCENARIO_TOML};
 use plots::Line;
 
 /// The page [`write_report`] writes into the results folder.
@@ -133,13 +135,28 @@ fn write_plot(
 /// Inputs: `scenario.toml`, `summary.json`, `peers.csv`, `progress.csv`,
 /// `links.csv` (streamed; at most about a million samples per link are
 /// kept, evenly spread) and `link_stats.csv`. Any of them may be missing
-/// or empty; the page then says so. Errors only when `dir` is not a
-/// directory or an output cannot be written.
+/// or empty; the page then says so. Errors when `dir` is not a directory,
+/// holds none of a run's result files, or an output cannot be written.
 pub fn write_report(dir: &Path) -> io::Result<()> {
     if !dir.is_dir() {
         return Err(io::Error::new(
             io::ErrorKind::NotFound,
-            format!("{}: not a results folder", dir.display()),
+            "not a results folder (no such directory)",
+        ));
+    }
+    // A page of "no data" notes for a folder that never held a run (a
+    // mistyped path, the parent of the results) would pass for a report.
+    let results: Vec<&str> = RUN_FILES
+        .into_iter()
+        .filter(|f| *f != SCENARIO_TOML)
+        .collect();
+    if !results.iter().any(|f| dir.join(f).is_file()) {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!(
+                "no results to report (none of {}, nor {SWEEP_CSV})",
+                results.join(", ")
+            ),
         ));
     }
     let mut notes = Vec::new();

@@ -191,10 +191,16 @@ fn startups(path: &Path) -> Vec<f64> {
 }
 
 /// Writes the sweep report into `dir` (which holds `sweep.csv` and
-/// `runs/`). Errors when `sweep.csv` cannot be read or an output cannot be
-/// written.
+/// `runs/`). Errors when `sweep.csv` cannot be read or lists no runs, or
+/// an output cannot be written.
 pub fn write_sweep_report(dir: &Path) -> io::Result<()> {
     let sweep = parse(&fs::read_to_string(dir.join(SWEEP_CSV))?);
+    if sweep.points.is_empty() {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{SWEEP_CSV} lists no runs: nothing to report"),
+        ));
+    }
     fs::create_dir_all(dir.join(PLOTS_DIR))?;
     let mut csv = String::new();
     for k in &sweep.keys {

@@ -297,8 +297,25 @@ fn message_types_get_a_row_each_largest_first() {
 }
 
 #[test]
-fn empty_folder_gives_page_with_no_data_notes() {
+fn a_folder_without_results_is_refused() {
     let dir = TempDir::new("empty");
+    let e = write_report(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("no results to report"), "{e}");
+    assert!(e.contains("summary.json") && e.contains("sweep.csv"), "{e}");
+    // A scenario alone is no result either; nothing is written.
+    dir.write("scenario.toml", SCENARIO);
+    assert!(write_report(dir.path()).is_err());
+    assert!(!dir.path().join("report.html").exists());
+    assert!(!dir.path().join(PLOTS_DIR).exists());
+}
+
+#[test]
+fn a_folder_with_few_results_gives_page_with_no_data_notes() {
+    let dir = TempDir::new("few");
+    dir.write(
+        "progress.csv",
+        "t_s,present,leechers,completed,mean_progress\n",
+    );
     write_report(dir.path()).unwrap();
     let html = dir.read("report.html");
     assert!(html.contains("<title>ppspp lab report</title>"));
