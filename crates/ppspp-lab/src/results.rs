@@ -233,11 +233,13 @@ pub fn peers_csv(peers: &[PeerResult]) -> String {
     s
 }
 
-/// `links.csv`: occupancy after every dequeue of the recorded links.
+/// `links.csv`: occupancy after every dequeue of the recorded links, each
+/// by number and by name ([`Simulation::link_names`]).
 pub fn links_csv(sim: &Simulation) -> String {
     let net = sim.network();
-    let mut s = String::from("link,t_s,backlog_bytes,backlog_ms\n");
-    for i in 0..net.link_count() {
+    let names = sim.link_names();
+    let mut s = String::from("link,name,t_s,backlog_bytes,backlog_ms\n");
+    for (i, name) in names.iter().enumerate() {
         let link = net.link(LinkId(i as u32));
         let (Some(samples), Some(c)) = (link.samples(), link.config().capacity_bps) else {
             continue;
@@ -246,7 +248,7 @@ pub fn links_csv(sim: &Simulation) -> String {
             let ms = q.backlog_bytes as f64 * 8.0 / c as f64 * 1e3;
             let _ = writeln!(
                 s,
-                "{i},{:.6},{},{ms:.3}",
+                "{i},{name},{:.6},{},{ms:.3}",
                 q.at_us as f64 / 1e6,
                 q.backlog_bytes
             );
@@ -274,14 +276,15 @@ pub fn waits_csv(sim: &Simulation) -> String {
     s
 }
 
-/// `link_stats.csv`: the counters of every link.
+/// `link_stats.csv`: the counters of every link, by number and by name.
 pub fn link_stats_csv(sim: &Simulation) -> String {
     let net = sim.network();
+    let names = sim.link_names();
     let mut s = String::from(
-        "link,capacity_bps,packets_in,bytes_out,drops_queue,drops_loss,mean_backlog_bytes,\
+        "link,name,capacity_bps,packets_in,bytes_out,drops_queue,drops_loss,mean_backlog_bytes,\
          max_backlog_bytes,mean_wait_ms\n",
     );
-    for i in 0..net.link_count() {
+    for (i, name) in names.iter().enumerate() {
         let link = net.link(LinkId(i as u32));
         let st = link.stats();
         let mean_backlog = if st.dequeues > 0 {
@@ -296,7 +299,7 @@ pub fn link_stats_csv(sim: &Simulation) -> String {
         };
         let _ = writeln!(
             s,
-            "{i},{},{},{},{},{},{mean_backlog:.1},{},{mean_wait:.3}",
+            "{i},{name},{},{},{},{},{},{mean_backlog:.1},{},{mean_wait:.3}",
             link.config().capacity_bps.unwrap_or(0),
             st.packets_in,
             st.bytes_out,

@@ -95,6 +95,8 @@ pub(crate) struct Page<'a> {
     pub links_total: Option<usize>,
     /// The scenario text as run.
     pub scenario: Option<&'a str>,
+    /// The plots drawn (files under `plots/`), shown in [`FIGURES`] order.
+    pub figures: &'a [&'a str],
     /// Notes about missing or partly malformed inputs (unescaped).
     pub notes: &'a [String],
 }
@@ -268,7 +270,7 @@ fn link_rows(links: &[&LinkStatRow]) -> Vec<Vec<String>> {
                 NONE.into()
             };
             vec![
-                l.link.to_string(),
+                escape(&l.name),
                 fmt_bps(l.capacity_bps),
                 l.packets_in.to_string(),
                 l.drops_queue.to_string(),
@@ -283,7 +285,7 @@ fn link_rows(links: &[&LinkStatRow]) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The plots the page embeds: file under `plots/`, alt text, caption.
+/// The plots the page may embed: file under `plots/`, alt text, caption.
 const FIGURES: [(&str, &str, &str); 4] = [
     (
         "completion_cdf.svg",
@@ -379,7 +381,7 @@ pub(crate) fn render(page: &Page) -> String {
     }
 
     o.push_str("<h2>Plots</h2>\n");
-    for (file, alt, caption) in FIGURES {
+    for (file, alt, caption) in FIGURES.iter().filter(|f| page.figures.contains(&f.0)) {
         let _ = writeln!(
             o,
             "<figure>\n<img src=\"plots/{file}\" alt=\"{}\">\n\

@@ -2,8 +2,8 @@
 //!
 //! [`write_report`] reads the files a run leaves in its results folder
 //! (see [`crate::results`]) and writes beside them `plots/completion_cdf.svg`,
-//! `plots/progress.svg`, `plots/queue_ccdf.svg`, `plots/wait_ccdf.svg` and
-//! `report.html`, a
+//! `plots/progress.svg`, `plots/queue_ccdf.svg` (when a link was recorded),
+//! `plots/wait_ccdf.svg` (when a flow was traced) and `report.html`, a
 //! self-contained page (inline CSS, no scripts) that embeds the plots by
 //! relative path. Missing or empty inputs give "no data" notes instead of
 //! errors (a folder with no result file at all is refused), and malformed
@@ -129,6 +129,14 @@ fn write_plot(
     fs::write(dir.join(PLOTS_DIR).join(file), svg)
 }
 
+/// Removes the plot `file` if an earlier report drew it.
+fn remove_plot(dir: &Path, file: &str) -> io::Result<()> {
+    match fs::remove_file(dir.join(PLOTS_DIR).join(file)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// Reads the results folder `dir` and writes its plots (under
 /// [`PLOTS_DIR`]) and [`REPORT_HTML`] into it.
 ///
@@ -235,10 +243,10 @@ pub fn write_report(dir: &Path) -> io::Result<()> {
 
     // Queue-occupancy CCDF per recorded link.
     let mut ccdf_lines = Vec::new();
-    for (link, d) in &samples {
+    for (name, d) in samples.values() {
         if d.stride() > 1 {
             notes.push(format!(
-                "links.csv: link {link} has {} samples; its CCDF uses every {}-th ({} kept)",
+                "links.csv: {name} has {} samples; its CCDF uses every {}-th ({} kept)",
                 d.seen(),
                 d.stride(),
                 d.values().len()
@@ -247,30 +255,44 @@ pub fn write_report(dir: &Path) -> io::Result<()> {
         let points = ccdf(d.values());
         if !points.is_empty() {
             ccdf_lines.push(Line {
-                label: format!("link {link} ({} samples)", d.seen()),
+                label: format!("{name} ({} samples)", d.seen()),
                 points,
             });
         }
     }
-    let drawn = plots::queue_ccdf_svg(&ccdf_lines);
-    write_plot(
-        dir,
-        QUEUE_CCDF_SVG,
-        "Queue occupancy CCDF",
-        drawn,
-        &mut notes,
-    )?;
+    let mut figures = vec![COMPLETION_CDF_SVG, PROGRESS_SVG];
+    // An empty CCDF says nothing: it is left out with its section (and an
+    // earlier report's copy goes, so that no stale plot stays beside).
+    if ccdf_lines.is_empty() {
+        remove_plot(dir, QUEUE_CCDF_SVG)?;
+    } else {
+        let drawn = plots::queue_ccdf_svg(&ccdf_lines);
+        write_plot(
+            dir,
+            QUEUE_CCDF_SVG,
+            "Queue occupancy CCDF",
+            drawn,
+            &mut notes,
+        )?;
+        figures.push(QUEUE_CCDF_SVG);
+    }
 
-    // Queueing-delay CCDF per traced flow.
+    // Queueing-delay CCDF per traced flow, likewise.
     let wait_lines: Vec<Line> = waits
         .iter()
         .map(|(flow, d)| Line {
             label: format!("{flow} ({} packets)", d.seen()),
             points: ccdf(d.values()),
         })
+        .filter(|l| !l.points.is_empty())
         .collect();
-    let drawn = plots::wait_ccdf_svg(&wait_lines);
-    write_plot(dir, WAIT_CCDF_SVG, "Queueing delay CCDF", drawn, &mut notes)?;
+    if wait_lines.is_empty() {
+        remove_plot(dir, WAIT_CCDF_SVG)?;
+    } else {
+        let drawn = plots::wait_ccdf_svg(&wait_lines);
+        write_plot(dir, WAIT_CCDF_SVG, "Queueing delay CCDF", drawn, &mut notes)?;
+        figures.push(WAIT_CCDF_SVG);
+    }
 
     let top = stats::top_drops(&link_stats, TOP_LINKS);
     let links_total = (!link_stats.is_empty()).then_some(link_stats.len());
@@ -282,6 +304,7 @@ pub fn write_report(dir: &Path) -> io::Result<()> {
         top_links: &top,
         links_total,
         scenario: scenario.as_deref(),
+        figures: &figures,
         notes: &notes,
     };
     fs::write(dir.join(REPORT_HTML), html::render(&page))

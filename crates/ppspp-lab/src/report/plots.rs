@@ -236,15 +236,11 @@ pub(crate) fn progress_svg(
 }
 
 /// CCDF of queue occupancy, log y: one step line per link. `lines` hold
-/// [`ccdf`](super::stats::ccdf) points; an empty `lines` gives an empty
-/// chart saying no samples were recorded.
+/// [`ccdf`](super::stats::ccdf) points (the report draws none without).
 pub(crate) fn queue_ccdf_svg(lines: &[Line]) -> PlotResult {
     ccdf_svg(
         lines,
-        [
-            "Queue occupancy CCDF: no queue samples recorded",
-            "Queue occupancy CCDF (recorded links)",
-        ],
+        "Queue occupancy CCDF (recorded links)",
         ["queue backlog (ms)", "P(backlog > x)"],
     )
 }
@@ -254,19 +250,15 @@ pub(crate) fn queue_ccdf_svg(lines: &[Line]) -> PlotResult {
 pub(crate) fn wait_ccdf_svg(lines: &[Line]) -> PlotResult {
     ccdf_svg(
         lines,
-        [
-            "Queueing delay CCDF: no flow traced",
-            "Queueing delay CCDF (traced flows)",
-        ],
+        "Queueing delay CCDF (traced flows)",
         ["queueing delay (ms)", "P(delay > x)"],
     )
 }
 
-/// A log-y CCDF chart of `lines`; `captions` are for no line and for
-/// some, `axes` the x and y descriptions.
-fn ccdf_svg(lines: &[Line], captions: [&str; 2], axes: [&str; 2]) -> PlotResult {
+/// A log-y CCDF chart of `lines` titled `caption`, `axes` the x and y
+/// descriptions.
+fn ccdf_svg(lines: &[Line], caption: &str, axes: [&str; 2]) -> PlotResult {
     let lines: Vec<&Line> = lines.iter().filter(|l| !l.points.is_empty()).collect();
-    let caption = captions[usize::from(!lines.is_empty())];
     let xmax = span(
         lines
             .iter()
