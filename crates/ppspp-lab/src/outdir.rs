@@ -23,7 +23,13 @@ pub const RUNS_DIR: &str = "runs";
 
 /// The folder of run `index` of the sweep in `dir`.
 pub fn run_dir(dir: &Path, index: u64) -> PathBuf {
-    dir.join(RUNS_DIR).join(format!("run{index:04}"))
+    dir.join(run_path(index))
+}
+
+/// The folder of run `index` relative to its sweep's, as a link in the
+/// sweep's page: `runs/run0007`.
+pub fn run_path(index: u64) -> String {
+    format!("{RUNS_DIR}/run{index:04}")
 }
 
 /// The scenario file of grid point `index` of the sweep in `dir`.

@@ -14,6 +14,7 @@ mod html;
 mod plots;
 mod stats;
 mod sweep;
+mod sweep_page;
 mod sweep_plots;
 #[cfg(test)]
 mod tests;
@@ -27,7 +28,7 @@ use serde_json::Value;
 pub use csv::split_line;
 pub use html::escape;
 pub use stats::{ccdf, cdf, quantile, steps};
-pub use sweep::{is_sweep_plot, write_sweep_report, SWEEP_CSV, SWEEP_HTML, SWEEP_SUMMARY_CSV};
+pub use sweep_page::{is_sweep_plot, write_sweep_report, SWEEP_CSV, SWEEP_HTML, SWEEP_SUMMARY_CSV};
 
 use crate::results::{RUN_FILES, SCENARIO_TOML};
 use plots::Line;
@@ -104,14 +105,16 @@ fn title(summary: Option<&Value>, scenario: Option<&str>) -> String {
         .and_then(|s| s.get("name"))
         .and_then(Value::as_str)
         .map(str::to_string);
-    let from_scenario = || {
-        let table: toml::Table = toml::from_str(scenario?).ok()?;
-        table.get("name")?.as_str().map(str::to_string)
-    };
     from_summary
-        .or_else(from_scenario)
+        .or_else(|| scenario_name(scenario?))
         .filter(|n| !n.trim().is_empty())
         .unwrap_or_else(|| "ppspp lab report".into())
+}
+
+/// The `name` of the scenario `text`, if it reads as TOML and has one.
+fn scenario_name(text: &str) -> Option<String> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    table.get("name")?.as_str().map(str::to_string)
 }
 
 /// Writes a plot, or a stand-in SVG (and a note) if drawing failed.
