@@ -157,7 +157,7 @@ mod tests {
     /// The `--set` example of `lab run --help` works on the default
     /// scenario (it once named a group the scenario does not have).
     #[test]
-    fn the_help_s_set_example_runs_on_the_default_scenario() {
+    fn the_help_set_example_runs_on_the_default_scenario() {
         let help = RunArgs::augment_args(clap::Command::new("run"))
             .render_long_help()
             .to_string();
