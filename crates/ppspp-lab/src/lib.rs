@@ -6,11 +6,13 @@
 //! [`net`] is the network model (sans-IO, tested on its own); [`traffic`]
 //! holds cross-traffic sources and the TCP model; [`packet`] and [`agent`]
 //! are the shapes they exchange; [`scenario`] reads scenario files;
-//! [`results`] and [`report`] write a run's folder; [`sweep`] expands grids.
+//! [`results`] and [`report`] write a run's folder, [`outdir`] keeps
+//! folders from mixing old files with new; [`sweep`] expands grids.
 
 pub mod agent;
 pub mod content;
 pub mod net;
+pub mod outdir;
 pub mod packet;
 pub mod report;
 pub mod results;

@@ -66,6 +66,48 @@ pub struct PlaybackSummary {
     pub mean_continuity: f64,
 }
 
+/// Why a figure has no value, as the tables' footnotes say it (a figure
+/// without value prints as `—`, never NaN).
+pub const NO_COMPLETION: &str = "no leecher completed";
+/// See [`NO_COMPLETION`].
+pub const NO_VIEWER_STARTED: &str = "no viewer started";
+/// See [`NO_COMPLETION`]: viewers started but none had a chunk fall due.
+pub const NO_CHUNK_DUE: &str = "no chunk fell due in any viewer's playback";
+
+impl Summary {
+    /// Leechers there were, and none completed: usually a scenario mistake
+    /// (a duration too short, a unit misread), unless the scenario allows
+    /// it.
+    pub fn nobody_completed(&self) -> bool {
+        self.leechers > 0 && self.completed == 0
+    }
+
+    /// Why some of the summary's figures have no value, in table order.
+    pub fn no_data_reasons(&self) -> Vec<&'static str> {
+        no_data_reasons(
+            self.completed,
+            self.playback
+                .as_ref()
+                .map(|p| (p.started, p.mean_continuity.is_finite())),
+        )
+    }
+}
+
+/// Why figures have no value, given the leechers that `completed` and, with
+/// viewers, how many `started` and whether the continuity index is known.
+pub fn no_data_reasons(completed: usize, viewers: Option<(usize, bool)>) -> Vec<&'static str> {
+    let mut why = Vec::new();
+    if completed == 0 {
+        why.push(NO_COMPLETION);
+    }
+    match viewers {
+        Some((0, _)) => why.push(NO_VIEWER_STARTED),
+        Some((_, false)) => why.push(NO_CHUNK_DUE),
+        _ => {}
+    }
+    why
+}
+
 /// The mean of `v` (NaN when empty).
 fn mean(v: &[f64]) -> f64 {
     if v.is_empty() {
@@ -191,11 +233,13 @@ pub fn peers_csv(peers: &[PeerResult]) -> String {
     s
 }
 
-/// `links.csv`: occupancy after every dequeue of the recorded links.
+/// `links.csv`: occupancy after every dequeue of the recorded links, each
+/// by number and by name ([`Simulation::link_names`]).
 pub fn links_csv(sim: &Simulation) -> String {
     let net = sim.network();
-    let mut s = String::from("link,t_s,backlog_bytes,backlog_ms\n");
-    for i in 0..net.link_count() {
+    let names = sim.link_names();
+    let mut s = String::from("link,name,t_s,backlog_bytes,backlog_ms\n");
+    for (i, name) in names.iter().enumerate() {
         let link = net.link(LinkId(i as u32));
         let (Some(samples), Some(c)) = (link.samples(), link.config().capacity_bps) else {
             continue;
@@ -204,7 +248,7 @@ pub fn links_csv(sim: &Simulation) -> String {
             let ms = q.backlog_bytes as f64 * 8.0 / c as f64 * 1e3;
             let _ = writeln!(
                 s,
-                "{i},{:.6},{},{ms:.3}",
+                "{i},{name},{:.6},{},{ms:.3}",
                 q.at_us as f64 / 1e6,
                 q.backlog_bytes
             );
@@ -232,14 +276,15 @@ pub fn waits_csv(sim: &Simulation) -> String {
     s
 }
 
-/// `link_stats.csv`: the counters of every link.
+/// `link_stats.csv`: the counters of every link, by number and by name.
 pub fn link_stats_csv(sim: &Simulation) -> String {
     let net = sim.network();
+    let names = sim.link_names();
     let mut s = String::from(
-        "link,capacity_bps,packets_in,bytes_out,drops_queue,drops_loss,mean_backlog_bytes,\
+        "link,name,capacity_bps,packets_in,bytes_out,drops_queue,drops_loss,mean_backlog_bytes,\
          max_backlog_bytes,mean_wait_ms\n",
     );
-    for i in 0..net.link_count() {
+    for (i, name) in names.iter().enumerate() {
         let link = net.link(LinkId(i as u32));
         let st = link.stats();
         let mean_backlog = if st.dequeues > 0 {
@@ -254,7 +299,7 @@ pub fn link_stats_csv(sim: &Simulation) -> String {
         };
         let _ = writeln!(
             s,
-            "{i},{},{},{},{},{},{mean_backlog:.1},{},{mean_wait:.3}",
+            "{i},{name},{},{},{},{},{},{mean_backlog:.1},{},{mean_wait:.3}",
             link.config().capacity_bps.unwrap_or(0),
             st.packets_in,
             st.bytes_out,
@@ -383,6 +428,23 @@ pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
 }
 
+/// The scenario as run (a sweep's folder holds the scenario it sweeps).
+pub const SCENARIO_TOML: &str = "scenario.toml";
+
+/// The files [`write`] puts in a run's folder, in the order it writes them
+/// (the report adds [`crate::report::REPORT_HTML`] and plots).
+pub const RUN_FILES: [&str; 9] = [
+    SCENARIO_TOML,
+    "peers.csv",
+    "links.csv",
+    "waits.csv",
+    "link_stats.csv",
+    "progress.csv",
+    "flows.csv",
+    "rates.csv",
+    "summary.json",
+];
+
 /// Writes the results folder `dir` (created if needed). `scenario_text` is
 /// the scenario as read; the seed used is recorded beside it.
 pub fn write(
@@ -398,14 +460,20 @@ pub fn write(
         env!("CARGO_PKG_VERSION"),
         summary.seed
     );
-    fs::write(dir.join("scenario.toml"), header + scenario_text)?;
-    fs::write(dir.join("peers.csv"), peers_csv(peers))?;
-    fs::write(dir.join("links.csv"), links_csv(sim))?;
-    fs::write(dir.join("waits.csv"), waits_csv(sim))?;
-    fs::write(dir.join("link_stats.csv"), link_stats_csv(sim))?;
-    fs::write(dir.join("progress.csv"), progress_csv(sim))?;
-    fs::write(dir.join("flows.csv"), flows_csv(sim))?;
-    fs::write(dir.join("rates.csv"), rates_csv(sim))?;
-    fs::write(dir.join("summary.json"), summary_json(summary, sim))?;
+    // In the order of RUN_FILES.
+    let texts = [
+        header + scenario_text,
+        peers_csv(peers),
+        links_csv(sim),
+        waits_csv(sim),
+        link_stats_csv(sim),
+        progress_csv(sim),
+        flows_csv(sim),
+        rates_csv(sim),
+        summary_json(summary, sim),
+    ];
+    for (name, text) in RUN_FILES.iter().zip(texts) {
+        fs::write(dir.join(name), text)?;
+    }
     Ok(())
 }

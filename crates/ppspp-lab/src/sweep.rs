@@ -4,6 +4,8 @@
 
 use toml::{Table, Value};
 
+use crate::scenario::Override;
+
 /// One `--set key=v1,v2,...`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Axis {
@@ -31,14 +33,17 @@ impl Axis {
 }
 
 /// Every combination of the axes' values, first axis slowest.
-pub fn grid(axes: &[Axis]) -> Vec<Vec<(String, String)>> {
+pub fn grid(axes: &[Axis]) -> Vec<Vec<Override>> {
     let mut points = vec![Vec::new()];
     for axis in axes {
         let mut next = Vec::new();
         for p in &points {
             for v in &axis.values {
                 let mut q = p.clone();
-                q.push((axis.key.clone(), v.clone()));
+                q.push(Override {
+                    key: axis.key.clone(),
+                    value: v.clone(),
+                });
                 next.push(q);
             }
         }
@@ -57,12 +62,32 @@ fn value_of(v: &str) -> Value {
 }
 
 /// Sets `key` (dotted; an array of tables is indexed by position or by its
-/// `name`) to `value` in the scenario `text`, returning the new text.
+/// `name`) to `value` in the scenario `text`, returning the new text. The
+/// error says what is wrong with the key; the caller names the override
+/// (see [`crate::scenario::apply_overrides`], which also checks the result).
 pub fn apply(text: &str, key: &str, value: &str) -> Result<String, String> {
     let mut root: Table = toml::from_str(text).map_err(|e| e.to_string())?;
     let parts: Vec<&str> = key.split('.').collect();
-    set(&mut root, &parts, value_of(value)).map_err(|e| format!("{key}: {e}"))?;
+    set(&mut root, &parts, value_of(value))?;
     toml::to_string(&root).map_err(|e| e.to_string())
+}
+
+/// What names the elements of an array of tables: their `name`s, else
+/// their indices.
+fn element_names(items: &[Value]) -> String {
+    let names: Vec<&str> = items
+        .iter()
+        .filter_map(|v| v.get("name").and_then(Value::as_str))
+        .collect();
+    let last = items.len().saturating_sub(1);
+    if names.is_empty() {
+        format!("whose elements are 0 to {last}")
+    } else {
+        format!(
+            "whose names are {} (or an index, 0 to {last})",
+            names.join(", ")
+        )
+    }
 }
 
 /// Sets the value at `path` below `table`, creating tables on the way.
@@ -79,16 +104,22 @@ fn set(table: &mut Table, path: &[&str], value: Value) -> Result<(), String> {
         Value::Table(t) => set(t, rest, value),
         Value::Array(items) => {
             let (sel, rest) = rest.split_first().ok_or("name an element")?;
-            let item = match sel.parse::<usize>() {
-                Ok(i) => items.get_mut(i),
+            let at = match sel.parse::<usize>() {
+                Ok(i) => (i < items.len()).then_some(i),
                 Err(_) => items
-                    .iter_mut()
-                    .find(|v| v.get("name").and_then(Value::as_str) == Some(sel)),
+                    .iter()
+                    .position(|v| v.get("name").and_then(Value::as_str) == Some(sel)),
             };
-            match item {
-                Some(Value::Table(t)) if !rest.is_empty() => set(t, rest, value),
-                Some(_) => Err(format!("'{sel}' is not a table with keys")),
-                None => Err(format!("no element '{sel}'")),
+            let Some(at) = at else {
+                return Err(if items.is_empty() {
+                    format!("'{first}' has no elements")
+                } else {
+                    format!("no element '{sel}' in '{first}', {}", element_names(items))
+                });
+            };
+            match &mut items[at] {
+                Value::Table(t) if !rest.is_empty() => set(t, rest, value),
+                _ => Err(format!("'{sel}' is not a table with keys")),
             }
         }
         _ => Err(format!("'{first}' is not a table")),
@@ -106,12 +137,12 @@ mod tests {
         let b = Axis::parse("peers.near.count=3,4,5").unwrap();
         let g = grid(&[a, b]);
         assert_eq!(g.len(), 6);
-        assert_eq!(g[0][0].1, "1MB");
+        assert_eq!(g[0][0].value, "1MB");
         assert_eq!(
             g[5],
             vec![
-                ("content.size".to_string(), "2MB".to_string()),
-                ("peers.near.count".to_string(), "5".to_string())
+                Override::parse("content.size=2MB").unwrap(),
+                Override::parse("peers.near.count=5").unwrap()
             ]
         );
         assert!(Axis::parse("nokey").is_err());

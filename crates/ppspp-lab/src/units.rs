@@ -72,7 +72,7 @@ pub fn bitrate(s: &str) -> Result<u64, String> {
 
 /// A size in bytes: `20MB`, `1KiB`, `1500`.
 pub fn size(s: &str) -> Result<u64, String> {
-    let bad = || format!("'{s}' is not a size (e.g. 1500, 64KB, 20MB, 1GiB)");
+    let bad = || format!("'{s}' is not a size (e.g. 1500B, 64KB, 20MB, 1GiB)");
     let (value, unit) = number_and_unit(s).ok_or_else(bad)?;
     let (scale, bits) = byte_unit(unit).ok_or_else(bad)?;
     if bits {
@@ -86,7 +86,7 @@ pub fn size(s: &str) -> Result<u64, String> {
 }
 
 /// A duration: `250ms`, `1.5s`, `10min`, `2h`, `100us` (a plain number is
-/// seconds).
+/// seconds here; scenario files refuse it, see [`require_unit`]).
 pub fn duration(s: &str) -> Result<Duration, String> {
     let bad = || format!("'{s}' is not a duration (e.g. 250ms, 1.5s, 10min)");
     let (value, unit) = number_and_unit(s).ok_or_else(bad)?;
@@ -102,6 +102,49 @@ pub fn duration(s: &str) -> Result<Duration, String> {
         return Err(format!("duration '{s}' is out of range"));
     }
     Ok(Duration::from_secs_f64(secs))
+}
+
+/// The kinds of quantity [`require_unit`] checks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantity {
+    /// A time span (`5ms`, `5s`).
+    Duration,
+    /// A number of bytes (`5B`, `5KiB`).
+    Size,
+    /// Bits or bytes per second (`5Mbit/s`, `5MB/s`).
+    Rate,
+    /// A queue limit: time at capacity or bytes.
+    Queue,
+}
+
+/// Refuses a bare number (`"5"`, or `5` in TOML) where a quantity of kind
+/// `what` is expected. A plain number parses above (as seconds, bytes or
+/// bytes per second), but in a scenario it is too easy to misread — a
+/// `delay = "5"` meant as 5 ms ran as 5 s — so scenario files must say the
+/// unit. The error suggests two spellings with the number given.
+pub fn require_unit(s: &str, what: Quantity) -> Result<(), String> {
+    let t = s.trim();
+    let body = match what {
+        Quantity::Rate => t
+            .strip_suffix("/s")
+            .or_else(|| t.strip_suffix("ps"))
+            .unwrap_or(t),
+        _ => t,
+    };
+    match number_and_unit(body) {
+        Some((_, "")) => {}
+        // Not a number at all, or one with a unit: the parser decides.
+        _ => return Ok(()),
+    }
+    let n = body.trim();
+    Err(match what {
+        Quantity::Duration => format!("a duration needs a unit, e.g. \"{n}ms\" or \"{n}s\""),
+        Quantity::Size => format!("a size needs a unit, e.g. \"{n}B\" or \"{n}KiB\""),
+        Quantity::Rate => format!("a rate needs a unit, e.g. \"{n}Mbit/s\" or \"{n}kB/s\""),
+        Quantity::Queue => format!(
+            "a queue limit needs a unit, e.g. \"{n}ms\" (time at capacity) or \"{n}B\" (bytes)"
+        ),
+    })
 }
 
 #[cfg(test)]
@@ -136,5 +179,24 @@ mod tests {
         assert_eq!(duration("3"), Ok(Duration::from_secs(3)));
         assert!(duration("soon").is_err());
         assert!(duration("5 fortnights").is_err());
+    }
+
+    #[test]
+    fn bare_numbers_need_a_unit() {
+        let e = require_unit("5", Quantity::Duration).unwrap_err();
+        assert_eq!(e, "a duration needs a unit, e.g. \"5ms\" or \"5s\"");
+        assert!(require_unit(" 1.5 ", Quantity::Duration).is_err());
+        assert!(require_unit("7500000", Quantity::Size)
+            .unwrap_err()
+            .contains("\"7500000B\""));
+        // "1000/s" says per second but not of what.
+        assert!(require_unit("1000/s", Quantity::Rate).is_err());
+        assert!(require_unit("500", Quantity::Queue).is_err());
+        for ok in [
+            "5ms", "1.5s", "20MB", "1KiB", "8Mbit/s", "1Gbps", "soon", "",
+        ] {
+            assert_eq!(require_unit(ok, Quantity::Rate), Ok(()), "{ok}");
+            assert_eq!(require_unit(ok, Quantity::Duration), Ok(()), "{ok}");
+        }
     }
 }

@@ -32,7 +32,7 @@ kind = \"cbr\"
 from = \"video[0]\"
 to = \"video[1]\"
 rate = \"800kbit/s\"
-packet_size = 1000
+packet_size = \"1000B\"
 start = \"2s\"
 stop = \"12s\"
 ",
@@ -53,7 +53,7 @@ stop = \"12s\"
 fn bad_flows_are_refused() {
     let e = parse(
         &with_hosts(
-            "[[flows]]\nkind = \"cbr\"\nfrom = \"video[5]\"\nto = \"video[1]\"\nrate = 1000\n",
+            "[[flows]]\nkind = \"cbr\"\nfrom = \"video[5]\"\nto = \"video[1]\"\nrate = \"8kbit/s\"\n",
         ),
         "f.toml",
     )
@@ -82,7 +82,7 @@ fn traced_flow_waits_match_the_queue() {
     let cbr = |start: &str| {
         format!(
             "[[flows]]\nkind = \"cbr\"\nfrom = \"video[0]\"\nto = \"video[1]\"\n\
-             rate = \"800kbit/s\"\npacket_size = 1000\nstart = \"{start}\"\nstop = \"12s\"\n"
+             rate = \"800kbit/s\"\npacket_size = \"1000B\"\nstart = \"{start}\"\nstop = \"12s\"\n"
         )
     };
     let trace = "\n[[record.waits]]\nlink = \"video[0].up\"\nflow = \"flow0\"\n";
@@ -113,7 +113,7 @@ fn traced_flow_waits_match_the_queue() {
 #[test]
 fn bad_traces_are_refused() {
     let base = with_hosts(
-        "[[flows]]\nkind = \"cbr\"\nfrom = \"video[0]\"\nto = \"video[1]\"\nrate = 1000\n",
+        "[[flows]]\nkind = \"cbr\"\nfrom = \"video[0]\"\nto = \"video[1]\"\nrate = \"8kbit/s\"\n",
     );
     for (trace, says) in [
         ("link = \"video[3].up\"\nflow = \"flow0\"", "names no link"),

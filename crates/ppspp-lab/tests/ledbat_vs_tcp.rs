@@ -45,13 +45,18 @@ fn mean(v: &[(f64, f64)], a: f64, b: f64) -> f64 {
 /// Mean `backlog_ms` of the `links.csv` samples with `a ≤ t < b` (the
 /// scenario records one queue, the seeder's uplink: the bottleneck).
 fn mean_queue_ms(csv: &str, a: f64, b: f64) -> f64 {
-    let samples: Vec<f64> = csv
-        .lines()
-        .skip(1)
+    let mut lines = csv.lines();
+    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).unwrap();
+    let (t_col, ms_col) = (col("t_s"), col("backlog_ms"));
+    let samples: Vec<f64> = lines
         .filter_map(|l| {
             let f: Vec<&str> = l.split(',').collect();
-            let t: f64 = f[1].parse().ok()?;
-            (a..b).contains(&t).then(|| f[3].parse().ok()).flatten()
+            let t: f64 = f[t_col].parse().ok()?;
+            (a..b)
+                .contains(&t)
+                .then(|| f[ms_col].parse().ok())
+                .flatten()
         })
         .collect();
     assert!(samples.len() > 1000, "{} queue samples", samples.len());

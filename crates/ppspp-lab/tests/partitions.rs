@@ -17,7 +17,7 @@ stop_when_done = true
 
 [content]
 size = "300KB"
-chunk_size = 1024
+chunk_size = "1024B"
 
 [swarm]
 tracker_peers = 3

@@ -12,7 +12,7 @@ const SCENARIO: &str = include_str!("../../../scenarios/vod-small.toml");
 /// The example scenario, smaller: 8 viewers of a 20 s video.
 fn small(algorithm: &str) -> String {
     let mut text = apply(SCENARIO, "peers.viewers.count", "8").unwrap();
-    text = apply(&text, "content.size", "2500000").unwrap();
+    text = apply(&text, "content.size", "2500000B").unwrap();
     apply(&text, "peers.viewers.algorithm", algorithm).unwrap()
 }
 

@@ -58,10 +58,11 @@ fn run_writes_the_results_folder_and_checks_determinism() {
         "plots/completion_cdf.svg",
         "plots/progress.svg",
         "plots/queue_ccdf.svg",
-        "plots/wait_ccdf.svg",
     ] {
         assert!(out.join(f).is_file(), "{f} missing");
     }
+    // No flow traced: no queueing-delay plot.
+    assert!(!out.join("plots/wait_ccdf.svg").exists());
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     assert_eq!(summary["completed"], 5);

@@ -133,6 +133,25 @@ pub(crate) fn for_each_row(
     }
 }
 
+/// Whether the header of `path` has the column `col`: results folders
+/// written before a column existed (links' `name`) lack it.
+pub(crate) fn has_column(path: &Path, col: &str) -> bool {
+    let Ok(file) = File::open(path) else {
+        return false;
+    };
+    let mut head = String::new();
+    BufReader::new(file).read_line(&mut head).is_ok() && split_line(&head).contains(&col)
+}
+
+/// A link's name from its `name` field, else (an older folder, an empty
+/// field) from its number.
+fn link_name(field: Option<&str>, link: u64) -> String {
+    match field {
+        Some(n) if !n.is_empty() => n.to_string(),
+        _ => format!("link {link}"),
+    }
+}
+
 /// Collects the rows of `path` that `parse` accepts.
 fn read_rows<T>(
     path: &Path,
@@ -216,6 +235,8 @@ pub(crate) fn read_progress(path: &Path) -> (Vec<ProgressRow>, Source) {
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct LinkStatRow {
     pub link: u64,
+    /// As the scenario names it (`seeder.up`), see `Simulation::link_names`.
+    pub name: String,
     pub capacity_bps: u64,
     pub packets_in: u64,
     pub bytes_out: u64,
@@ -235,7 +256,7 @@ impl LinkStatRow {
 
 /// Reads `link_stats.csv`.
 pub(crate) fn read_link_stats(path: &Path) -> (Vec<LinkStatRow>, Source) {
-    const COLS: [&str; 9] = [
+    const COLS: [&str; 10] = [
         "link",
         "capacity_bps",
         "packets_in",
@@ -245,10 +266,15 @@ pub(crate) fn read_link_stats(path: &Path) -> (Vec<LinkStatRow>, Source) {
         "mean_backlog_bytes",
         "max_backlog_bytes",
         "mean_wait_ms",
+        "name",
     ];
-    read_rows(path, &COLS, |f| {
+    let named = has_column(path, "name");
+    let cols = if named { &COLS[..] } else { &COLS[..9] };
+    read_rows(path, cols, |f| {
+        let link = int(f[0])?;
         Some(LinkStatRow {
-            link: int(f[0])?,
+            link,
+            name: link_name(f.get(9).copied(), link),
             capacity_bps: int(f[1])?,
             packets_in: int(f[2])?,
             bytes_out: int(f[3])?,
@@ -319,10 +345,20 @@ impl Decimator {
     }
 }
 
-/// Streams `links.csv` into a bounded sample of `backlog_ms` per link.
-pub(crate) fn read_link_samples(path: &Path, cap: usize) -> (BTreeMap<u64, Decimator>, Source) {
-    let mut links: BTreeMap<u64, Decimator> = BTreeMap::new();
-    let src = for_each_row(path, &["link", "backlog_ms"], |f| {
+/// Streams `links.csv` into a bounded sample of `backlog_ms` per link,
+/// with the link's name.
+pub(crate) fn read_link_samples(
+    path: &Path,
+    cap: usize,
+) -> (BTreeMap<u64, (String, Decimator)>, Source) {
+    let mut links: BTreeMap<u64, (String, Decimator)> = BTreeMap::new();
+    let cols = ["link", "backlog_ms", "name"];
+    let cols = if has_column(path, "name") {
+        &cols[..]
+    } else {
+        &cols[..2]
+    };
+    let src = for_each_row(path, cols, |f| {
         let (Some(link), Some(ms)) = (int(f[0]), num(f[1])) else {
             return false;
         };
@@ -331,7 +367,8 @@ pub(crate) fn read_link_samples(path: &Path, cap: usize) -> (BTreeMap<u64, Decim
         }
         links
             .entry(link)
-            .or_insert_with(|| Decimator::new(cap))
+            .or_insert_with(|| (link_name(f.get(2).copied(), link), Decimator::new(cap)))
+            .1
             .push(ms);
         true
     });

@@ -95,6 +95,8 @@ pub(crate) struct Page<'a> {
     pub links_total: Option<usize>,
     /// The scenario text as run.
     pub scenario: Option<&'a str>,
+    /// The plots drawn (files under `plots/`), shown in [`FIGURES`] order.
+    pub figures: &'a [&'a str],
     /// Notes about missing or partly malformed inputs (unescaped).
     pub notes: &'a [String],
 }
@@ -127,6 +129,18 @@ pub(crate) fn table(out: &mut String, head: &[&str], rows: &[Vec<String>]) {
 
 fn nodata(out: &mut String, what: &str) {
     let _ = writeln!(out, "<p class=\"nodata\">{}</p>", escape(what));
+}
+
+/// The footnote of the summary table: why its `—` figures have none.
+fn summary_footnote(s: &Value) -> Option<String> {
+    let completed = s.get("completed").and_then(Value::as_u64)?;
+    let viewers = s.get("playback").filter(|p| p.is_object()).map(|p| {
+        let started = p.get("started").and_then(Value::as_u64).unwrap_or(0);
+        let continuity = p.get("continuity").is_some_and(Value::is_number);
+        (started as usize, continuity)
+    });
+    let why = crate::results::no_data_reasons(completed as usize, viewers);
+    (!why.is_empty()).then(|| format!("{NONE} : {}.", why.join("; ")))
 }
 
 fn summary_rows(s: &Value) -> Vec<Vec<String>> {
@@ -256,7 +270,7 @@ fn link_rows(links: &[&LinkStatRow]) -> Vec<Vec<String>> {
                 NONE.into()
             };
             vec![
-                l.link.to_string(),
+                escape(&l.name),
                 fmt_bps(l.capacity_bps),
                 l.packets_in.to_string(),
                 l.drops_queue.to_string(),
@@ -271,7 +285,7 @@ fn link_rows(links: &[&LinkStatRow]) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// The plots the page embeds: file under `plots/`, alt text, caption.
+/// The plots the page may embed: file under `plots/`, alt text, caption.
 const FIGURES: [(&str, &str, &str); 4] = [
     (
         "completion_cdf.svg",
@@ -319,7 +333,12 @@ pub(crate) fn render(page: &Page) -> String {
 
     o.push_str("<h2>Summary</h2>\n");
     match page.summary {
-        Some(s) => table(&mut o, &["Figure", "Value"], &summary_rows(s)),
+        Some(s) => {
+            table(&mut o, &["Figure", "Value"], &summary_rows(s));
+            if let Some(note) = summary_footnote(s) {
+                let _ = writeln!(o, "<p>{}</p>", escape(&note));
+            }
+        }
         None => nodata(&mut o, "No data: summary.json is missing or unreadable."),
     }
 
@@ -345,12 +364,24 @@ pub(crate) fn render(page: &Page) -> String {
         o.push_str(
             "<p>Download times are over the leechers that completed; bytes from \
              seeders and peers are means over the group's leechers; uploads are \
-             means over all the group's peers.</p>\n",
+             means over all the group's peers.",
         );
+        if page
+            .groups
+            .iter()
+            .any(|g| g.times.is_empty() || g.leechers == 0)
+        {
+            let _ = write!(
+                o,
+                " {NONE} : none of the group's leechers completed, or the group has no \
+                 leechers."
+            );
+        }
+        o.push_str("</p>\n");
     }
 
     o.push_str("<h2>Plots</h2>\n");
-    for (file, alt, caption) in FIGURES {
+    for (file, alt, caption) in FIGURES.iter().filter(|f| page.figures.contains(&f.0)) {
         let _ = writeln!(
             o,
             "<figure>\n<img src=\"plots/{file}\" alt=\"{}\">\n\

@@ -2,17 +2,19 @@
 //!
 //! [`write_report`] reads the files a run leaves in its results folder
 //! (see [`crate::results`]) and writes beside them `plots/completion_cdf.svg`,
-//! `plots/progress.svg`, `plots/queue_ccdf.svg`, `plots/wait_ccdf.svg` and
-//! `report.html`, a
+//! `plots/progress.svg`, `plots/queue_ccdf.svg` (when a link was recorded),
+//! `plots/wait_ccdf.svg` (when a flow was traced) and `report.html`, a
 //! self-contained page (inline CSS, no scripts) that embeds the plots by
 //! relative path. Missing or empty inputs give "no data" notes instead of
-//! errors, and malformed CSV rows are skipped (and counted in the notes).
+//! errors (a folder with no result file at all is refused), and malformed
+//! CSV rows are skipped (and counted in the notes).
 
 mod csv;
 mod html;
 mod plots;
 mod stats;
 mod sweep;
+mod sweep_page;
 mod sweep_plots;
 #[cfg(test)]
 mod tests;
@@ -26,8 +28,9 @@ use serde_json::Value;
 pub use csv::split_line;
 pub use html::escape;
 pub use stats::{ccdf, cdf, quantile, steps};
-pub use sweep::{write_sweep_report, SWEEP_HTML, SWEEP_SUMMARY_CSV};
+pub use sweep_page::{is_sweep_plot, write_sweep_report, SWEEP_CSV, SWEEP_HTML, SWEEP_SUMMARY_CSV};
 
+use crate::results::{RUN_FILES, SCENARIO_TOML};
 use plots::Line;
 
 /// The page [`write_report`] writes into the results folder.
@@ -42,6 +45,13 @@ pub const PROGRESS_SVG: &str = "progress.svg";
 pub const QUEUE_CCDF_SVG: &str = "queue_ccdf.svg";
 /// Queueing-delay CCDF per traced flow.
 pub const WAIT_CCDF_SVG: &str = "wait_ccdf.svg";
+/// Every plot a run's report may draw.
+pub const RUN_PLOTS: [&str; 4] = [
+    COMPLETION_CDF_SVG,
+    PROGRESS_SVG,
+    QUEUE_CCDF_SVG,
+    WAIT_CCDF_SVG,
+];
 
 /// How many links the drops table lists.
 const TOP_LINKS: usize = 10;
@@ -95,14 +105,16 @@ fn title(summary: Option<&Value>, scenario: Option<&str>) -> String {
         .and_then(|s| s.get("name"))
         .and_then(Value::as_str)
         .map(str::to_string);
-    let from_scenario = || {
-        let table: toml::Table = toml::from_str(scenario?).ok()?;
-        table.get("name")?.as_str().map(str::to_string)
-    };
     from_summary
-        .or_else(from_scenario)
+        .or_else(|| scenario_name(scenario?))
         .filter(|n| !n.trim().is_empty())
         .unwrap_or_else(|| "ppspp lab report".into())
+}
+
+/// The `name` of the scenario `text`, if it reads as TOML and has one.
+fn scenario_name(text: &str) -> Option<String> {
+    let table: toml::Table = toml::from_str(text).ok()?;
+    table.get("name")?.as_str().map(str::to_string)
 }
 
 /// Writes a plot, or a stand-in SVG (and a note) if drawing failed.
@@ -120,19 +132,42 @@ fn write_plot(
     fs::write(dir.join(PLOTS_DIR).join(file), svg)
 }
 
+/// Removes the plot `file` if an earlier report drew it.
+fn remove_plot(dir: &Path, file: &str) -> io::Result<()> {
+    match fs::remove_file(dir.join(PLOTS_DIR).join(file)) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => Err(e),
+        _ => Ok(()),
+    }
+}
+
 /// Reads the results folder `dir` and writes its plots (under
 /// [`PLOTS_DIR`]) and [`REPORT_HTML`] into it.
 ///
 /// Inputs: `scenario.toml`, `summary.json`, `peers.csv`, `progress.csv`,
 /// `links.csv` (streamed; at most about a million samples per link are
 /// kept, evenly spread) and `link_stats.csv`. Any of them may be missing
-/// or empty; the page then says so. Errors only when `dir` is not a
-/// directory or an output cannot be written.
+/// or empty; the page then says so. Errors when `dir` is not a directory,
+/// holds none of a run's result files, or an output cannot be written.
 pub fn write_report(dir: &Path) -> io::Result<()> {
     if !dir.is_dir() {
         return Err(io::Error::new(
             io::ErrorKind::NotFound,
-            format!("{}: not a results folder", dir.display()),
+            "not a results folder (no such directory)",
+        ));
+    }
+    // A page of "no data" notes for a folder that never held a run (a
+    // mistyped path, the parent of the results) would pass for a report.
+    let results: Vec<&str> = RUN_FILES
+        .into_iter()
+        .filter(|f| *f != SCENARIO_TOML)
+        .collect();
+    if !results.iter().any(|f| dir.join(f).is_file()) {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!(
+                "no results to report (none of {}, nor {SWEEP_CSV})",
+                results.join(", ")
+            ),
         ));
     }
     let mut notes = Vec::new();
@@ -211,10 +246,10 @@ pub fn write_report(dir: &Path) -> io::Result<()> {
 
     // Queue-occupancy CCDF per recorded link.
     let mut ccdf_lines = Vec::new();
-    for (link, d) in &samples {
+    for (name, d) in samples.values() {
         if d.stride() > 1 {
             notes.push(format!(
-                "links.csv: link {link} has {} samples; its CCDF uses every {}-th ({} kept)",
+                "links.csv: {name} has {} samples; its CCDF uses every {}-th ({} kept)",
                 d.seen(),
                 d.stride(),
                 d.values().len()
@@ -223,30 +258,44 @@ pub fn write_report(dir: &Path) -> io::Result<()> {
         let points = ccdf(d.values());
         if !points.is_empty() {
             ccdf_lines.push(Line {
-                label: format!("link {link} ({} samples)", d.seen()),
+                label: format!("{name} ({} samples)", d.seen()),
                 points,
             });
         }
     }
-    let drawn = plots::queue_ccdf_svg(&ccdf_lines);
-    write_plot(
-        dir,
-        QUEUE_CCDF_SVG,
-        "Queue occupancy CCDF",
-        drawn,
-        &mut notes,
-    )?;
+    let mut figures = vec![COMPLETION_CDF_SVG, PROGRESS_SVG];
+    // An empty CCDF says nothing: it is left out with its section (and an
+    // earlier report's copy goes, so that no stale plot stays beside).
+    if ccdf_lines.is_empty() {
+        remove_plot(dir, QUEUE_CCDF_SVG)?;
+    } else {
+        let drawn = plots::queue_ccdf_svg(&ccdf_lines);
+        write_plot(
+            dir,
+            QUEUE_CCDF_SVG,
+            "Queue occupancy CCDF",
+            drawn,
+            &mut notes,
+        )?;
+        figures.push(QUEUE_CCDF_SVG);
+    }
 
-    // Queueing-delay CCDF per traced flow.
+    // Queueing-delay CCDF per traced flow, likewise.
     let wait_lines: Vec<Line> = waits
         .iter()
         .map(|(flow, d)| Line {
             label: format!("{flow} ({} packets)", d.seen()),
             points: ccdf(d.values()),
         })
+        .filter(|l| !l.points.is_empty())
         .collect();
-    let drawn = plots::wait_ccdf_svg(&wait_lines);
-    write_plot(dir, WAIT_CCDF_SVG, "Queueing delay CCDF", drawn, &mut notes)?;
+    if wait_lines.is_empty() {
+        remove_plot(dir, WAIT_CCDF_SVG)?;
+    } else {
+        let drawn = plots::wait_ccdf_svg(&wait_lines);
+        write_plot(dir, WAIT_CCDF_SVG, "Queueing delay CCDF", drawn, &mut notes)?;
+        figures.push(WAIT_CCDF_SVG);
+    }
 
     let top = stats::top_drops(&link_stats, TOP_LINKS);
     let links_total = (!link_stats.is_empty()).then_some(link_stats.len());
@@ -258,6 +307,7 @@ pub fn write_report(dir: &Path) -> io::Result<()> {
         top_links: &top,
         links_total,
         scenario: scenario.as_deref(),
+        figures: &figures,
         notes: &notes,
     };
     fs::write(dir.join(REPORT_HTML), html::render(&page))

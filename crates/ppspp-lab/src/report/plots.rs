@@ -3,6 +3,7 @@
 
 use std::error::Error;
 
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 
 use super::html::escape;
@@ -70,6 +71,39 @@ pub(crate) fn legend<'a, CT: CoordTranslate>(
     Ok(())
 }
 
+/// Draws line `i` of a plot whose lines may coincide (CDFs of groups or
+/// algorithms that did alike): solid, dashed, dotted in turn, each in its
+/// colour. A dashed or dotted line drawn over an equal one lets it show
+/// through its gaps, where a solid line on top would hide it.
+pub(crate) fn styled_line<'a, CT>(
+    chart: &mut ChartContext<'a, SVGBackend<'a>, CT>,
+    i: usize,
+    label: &str,
+    pts: Vec<(f64, f64)>,
+) -> Result<(), Box<dyn Error>>
+where
+    CT: CoordTranslate<From = (f64, f64)>,
+{
+    let style = color(i).stroke_width(2);
+    // Dash and gap lengths in pixels; the legend shows the same pattern.
+    let (dash, gap) = match i % 3 {
+        0 => {
+            chart
+                .draw_series(LineSeries::new(pts, style))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+            return Ok(());
+        }
+        1 => (8, 5),
+        _ => (2, 4),
+    };
+    chart
+        .draw_series(DashedLineSeries::new(pts, dash, gap, style))?
+        .label(label)
+        .legend(move |(x, y)| DashedPathElement::new(vec![(x, y), (x + 20, y)], dash, gap, style));
+    Ok(())
+}
+
 /// A stand-in SVG with a title and a message, for when drawing fails.
 pub(crate) fn fallback_svg(title: &str, msg: &str) -> String {
     let (w, h) = SIZE;
@@ -129,13 +163,7 @@ pub(crate) fn cdf_svg(lines: &[Line], captions: [&str; 2], axes: [&str; 2]) -> P
                 pts.push((xmax, last));
             }
             let pts = thin(&pts, xmax / 2000.0, 1e-3, false);
-            let c = color(i);
-            chart
-                .draw_series(LineSeries::new(pts, c.stroke_width(2)))?
-                .label(line.label.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
+            styled_line(&mut chart, i, &line.label, pts)?;
         }
         if !lines.is_empty() {
             legend(&mut chart, SeriesLabelPosition::LowerRight)?;
@@ -236,15 +264,11 @@ pub(crate) fn progress_svg(
 }
 
 /// CCDF of queue occupancy, log y: one step line per link. `lines` hold
-/// [`ccdf`](super::stats::ccdf) points; an empty `lines` gives an empty
-/// chart saying no samples were recorded.
+/// [`ccdf`](super::stats::ccdf) points (the report draws none without).
 pub(crate) fn queue_ccdf_svg(lines: &[Line]) -> PlotResult {
     ccdf_svg(
         lines,
-        [
-            "Queue occupancy CCDF: no queue samples recorded",
-            "Queue occupancy CCDF (recorded links)",
-        ],
+        "Queue occupancy CCDF (recorded links)",
         ["queue backlog (ms)", "P(backlog > x)"],
     )
 }
@@ -254,19 +278,15 @@ pub(crate) fn queue_ccdf_svg(lines: &[Line]) -> PlotResult {
 pub(crate) fn wait_ccdf_svg(lines: &[Line]) -> PlotResult {
     ccdf_svg(
         lines,
-        [
-            "Queueing delay CCDF: no flow traced",
-            "Queueing delay CCDF (traced flows)",
-        ],
+        "Queueing delay CCDF (traced flows)",
         ["queueing delay (ms)", "P(delay > x)"],
     )
 }
 
-/// A log-y CCDF chart of `lines`; `captions` are for no line and for
-/// some, `axes` the x and y descriptions.
-fn ccdf_svg(lines: &[Line], captions: [&str; 2], axes: [&str; 2]) -> PlotResult {
+/// A log-y CCDF chart of `lines` titled `caption`, `axes` the x and y
+/// descriptions.
+fn ccdf_svg(lines: &[Line], caption: &str, axes: [&str; 2]) -> PlotResult {
     let lines: Vec<&Line> = lines.iter().filter(|l| !l.points.is_empty()).collect();
-    let caption = captions[usize::from(!lines.is_empty())];
     let xmax = span(
         lines
             .iter()
@@ -302,13 +322,7 @@ fn ccdf_svg(lines: &[Line], captions: [&str; 2], axes: [&str; 2]) -> PlotResult 
             pts.push((0.0, 1.0));
             pts.extend(steps(&line.points, 1.0).into_iter().filter(|p| p.1 > 0.0));
             let pts = thin(&pts, xmax / 2000.0, 2e-3, true);
-            let c = color(i);
-            chart
-                .draw_series(LineSeries::new(pts, c.stroke_width(2)))?
-                .label(line.label.as_str())
-                .legend(move |(x, y)| {
-                    PathElement::new(vec![(x, y), (x + 20, y)], c.stroke_width(2))
-                });
+            styled_line(&mut chart, i, &line.label, pts)?;
         }
         if !lines.is_empty() {
             legend(&mut chart, SeriesLabelPosition::LowerLeft)?;

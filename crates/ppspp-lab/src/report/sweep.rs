@@ -1,34 +1,18 @@
-//! The report of a sweep folder (`ppspp lab sweep`): `sweep.csv`
-//! aggregated over seeds, figures against the first numeric axis with one
-//! line per value of the other axes — for E1 (seed paper 000 Fig. 6),
-//! average stalls per viewer against swarm size, one line per algorithm —
-//! and startup-delay distributions pooled over seeds from each run's
-//! `peers.csv`.
-//!
-//! Writes `sweep_summary.csv` (one row per grid point: mean and standard
-//! deviation over seeds), `plots/sweep_*.svg`, one
-//! `plots/startup_cdf_<i>.svg` per x value, and `sweep.html`.
+//! A sweep's results as the report sees them: `sweep.csv` grouped into
+//! grid points (each figure's values over the seeds), and how to lay the
+//! points out — against the first numeric axis, one line per value of the
+//! other axes (for E1, seed paper 000 Fig. 6: stalls per viewer against
+//! swarm size, one line per algorithm), or, with no numeric axis, in bars
+//! per value of the first axis that varies (vod-small's algorithms).
+//! [`super::sweep_page`] writes the page.
 
 use std::collections::BTreeMap;
-use std::fmt::Write as _;
-use std::fs;
-use std::io;
-use std::path::Path;
 
 use super::csv::split_line;
-use super::html::{escape, fmt_f, page_head, table};
-use super::plots::{fallback_svg, Line};
-use super::stats::{cdf, quantile};
-use super::sweep_plots::{by_x_svg, startup_cdf_svg, SeriesLine};
-use super::PLOTS_DIR;
-
-/// The sweep's page.
-pub const SWEEP_HTML: &str = "sweep.html";
-/// The sweep's table, one row per grid point.
-pub const SWEEP_SUMMARY_CSV: &str = "sweep_summary.csv";
+use super::sweep_plots::{SeriesBars, SeriesLine};
 
 /// Figures of `sweep.csv` aggregated per grid point, with their column.
-const FIGURES: [(&str, &str); 5] = [
+pub(crate) const FIGURES: [(&str, &str); 5] = [
     ("stalls_per_viewer", "stalls per viewer"),
     ("stall_s_per_viewer", "stall time per viewer (s)"),
     ("startup_mean_s", "mean startup delay (s)"),
@@ -36,11 +20,12 @@ const FIGURES: [(&str, &str); 5] = [
     ("download_mean_s", "mean download time (s)"),
 ];
 
-/// One grid point: its axis values and each figure's value per seed.
+/// One grid point: its axis values, its runs (index and seed) and each
+/// figure's value per seed.
 #[derive(Debug, Default)]
 pub(crate) struct Point {
     pub axes: Vec<String>,
-    pub runs: Vec<u64>,
+    pub runs: Vec<(u64, u64)>,
     pub figures: BTreeMap<&'static str, Vec<f64>>,
 }
 
@@ -49,6 +34,16 @@ pub(crate) struct Point {
 pub(crate) struct Sweep {
     pub keys: Vec<String>,
     pub points: Vec<Point>,
+}
+
+/// How the figures are laid out against the grid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Layout {
+    /// Lines against this numeric axis.
+    Numeric(usize),
+    /// Bars per value of this axis (in order of appearance), or per grid
+    /// point when no axis varies.
+    Categorical(Option<usize>),
 }
 
 /// Parses `sweep.csv`'s text; rows that do not fit the header are skipped.
@@ -71,7 +66,7 @@ pub(crate) fn parse(text: &str) -> Sweep {
         if f.len() != head.len() {
             continue;
         }
-        let Ok(run) = f[0].parse::<u64>() else {
+        let (Ok(run), Ok(seed)) = (f[0].parse::<u64>(), f[seed_col].parse::<u64>()) else {
             continue;
         };
         let axes: Vec<String> = f[1..seed_col].iter().map(|s| s.to_string()).collect();
@@ -86,9 +81,11 @@ pub(crate) fn parse(text: &str) -> Sweep {
             }
         };
         let p = &mut points[i];
-        p.runs.push(run);
+        p.runs.push((run, seed));
         for &(name, col) in &cols {
-            if let Some(v) = col.and_then(|c| f[c].parse::<f64>().ok()) {
+            // An empty cell (no viewer, nobody completed) is no value.
+            let v = col.and_then(|c| f[c].parse::<f64>().ok());
+            if let Some(v) = v.filter(|v| v.is_finite()) {
                 p.figures.entry(name).or_default().push(v);
             }
         }
@@ -121,10 +118,23 @@ impl Sweep {
         })
     }
 
-    /// The line a point belongs to: the values of every axis but `x`.
-    pub(crate) fn series(&self, p: &Point, x: usize) -> String {
+    /// Lines against the numeric axis if there is one, else bars per
+    /// value of the first axis that varies.
+    pub(crate) fn layout(&self) -> Layout {
+        match self.x_axis() {
+            Some(x) => Layout::Numeric(x),
+            None => Layout::Categorical(
+                (0..self.keys.len())
+                    .find(|&k| self.points.windows(2).any(|w| w[0].axes[k] != w[1].axes[k])),
+            ),
+        }
+    }
+
+    /// The line (or bar series) a point belongs to: the values of every
+    /// axis but `x`; `all` when there are none.
+    pub(crate) fn series(&self, p: &Point, x: Option<usize>) -> String {
         let parts: Vec<String> = (0..self.keys.len())
-            .filter(|&k| k != x)
+            .filter(|&k| Some(k) != x)
             .map(|k| p.axes[k].clone())
             .collect();
         if parts.is_empty() {
@@ -144,7 +154,7 @@ impl Sweep {
             let Ok(xv) = p.axes[x].parse::<f64>() else {
                 continue;
             };
-            let s = self.series(p, x);
+            let s = self.series(p, Some(x));
             match lines.iter_mut().find(|l| l.0 == s) {
                 Some(l) => l.1.push((xv, m, sd)),
                 None => lines.push((s, vec![(xv, m, sd)])),
@@ -155,153 +165,46 @@ impl Sweep {
         }
         lines
     }
-}
 
-/// The `startup_s` of every viewer in `peers.csv` that started.
-fn startups(path: &Path) -> Vec<f64> {
-    let Ok(text) = fs::read_to_string(path) else {
-        return Vec::new();
-    };
-    let mut lines = text.lines();
-    let Some(col) = lines
-        .next()
-        .and_then(|h| split_line(h).iter().position(|c| *c == "startup_s"))
-    else {
-        return Vec::new();
-    };
-    lines
-        .filter_map(|l| split_line(l).get(col).and_then(|v| v.parse::<f64>().ok()))
-        .collect()
-}
+    /// The category of a point: its value of axis `c`, else `all`.
+    pub(crate) fn category(&self, p: &Point, c: Option<usize>) -> String {
+        c.map_or_else(|| "all".into(), |c| p.axes[c].clone())
+    }
 
-/// Writes the sweep report into `dir` (which holds `sweep.csv` and
-/// `runs/`). Errors when `sweep.csv` cannot be read or an output cannot be
-/// written.
-pub fn write_sweep_report(dir: &Path) -> io::Result<()> {
-    let sweep = parse(&fs::read_to_string(dir.join("sweep.csv"))?);
-    fs::create_dir_all(dir.join(PLOTS_DIR))?;
-    let mut csv = String::new();
-    for k in &sweep.keys {
-        let _ = write!(csv, "{k},");
-    }
-    csv.push_str("seeds");
-    for (f, _) in FIGURES {
-        let _ = write!(csv, ",{f}_mean,{f}_sd");
-    }
-    csv.push('\n');
-    let mut rows = Vec::new();
-    for p in &sweep.points {
-        let mut row: Vec<String> = p.axes.iter().map(|a| escape(a)).collect();
-        let _ = write!(csv, "{},{}", p.axes.join(","), p.runs.len());
-        row.push(p.runs.len().to_string());
-        for (f, _) in FIGURES {
-            let ms = p.figures.get(f).and_then(|v| mean_sd(v));
-            match ms {
-                Some((m, sd)) => {
-                    let _ = write!(csv, ",{m:.4},{sd:.4}");
-                    row.push(format!("{} ± {}", fmt_f(m), fmt_f(sd)));
-                }
+    /// Bars of `figure` per value of axis `c` (in order of appearance):
+    /// the categories, and per series its `(mean, sd)` in each category
+    /// (`None` where the series has no value there).
+    pub(crate) fn bars_of(&self, c: Option<usize>, figure: &str) -> (Vec<String>, Vec<SeriesBars>) {
+        let mut cats: Vec<String> = Vec::new();
+        for p in &self.points {
+            let cat = self.category(p, c);
+            if !cats.contains(&cat) {
+                cats.push(cat);
+            }
+        }
+        let mut series: Vec<SeriesBars> = Vec::new();
+        for p in &self.points {
+            let s = self.series(p, c);
+            let at = cats.iter().position(|x| *x == self.category(p, c));
+            let i = match series.iter().position(|b| b.0 == s) {
+                Some(i) => i,
                 None => {
-                    csv.push_str(",,");
-                    row.push("—".into());
+                    series.push((s, vec![None; cats.len()]));
+                    series.len() - 1
                 }
+            };
+            if let Some(at) = at {
+                series[i].1[at] = p.figures.get(figure).and_then(|v| mean_sd(v));
             }
         }
-        csv.push('\n');
-        rows.push(row);
+        (cats, series)
     }
-    fs::write(dir.join(SWEEP_SUMMARY_CSV), csv)?;
-
-    let mut o = page_head("ppspp lab sweep");
-    o.push_str("<h2>Per grid point (mean ± standard deviation over seeds)</h2>\n");
-    let mut head: Vec<&str> = sweep.keys.iter().map(String::as_str).collect();
-    head.push("seeds");
-    head.extend(FIGURES.iter().map(|f| f.1));
-    table(&mut o, &head, &rows);
-    if let Some(x) = sweep.x_axis() {
-        let key = &sweep.keys[x];
-        for (f, label) in FIGURES {
-            let file = format!("sweep_{f}.svg");
-            let title = format!("{label} against {key}");
-            let svg = by_x_svg(&title, key, label, &sweep.lines_of(x, f))
-                .unwrap_or_else(|e| fallback_svg(&title, &e.to_string()));
-            fs::write(dir.join(PLOTS_DIR).join(&file), svg)?;
-            let _ = writeln!(
-                o,
-                "<figure><img src=\"{PLOTS_DIR}/{file}\" alt=\"{}\"></figure>",
-                escape(&title)
-            );
-        }
-        o.push_str("<h2>Startup delay distributions (viewers of every seed)</h2>\n");
-        let mut xs: Vec<f64> = sweep
-            .points
-            .iter()
-            .filter_map(|p| p.axes[x].parse().ok())
-            .collect();
-        xs.sort_by(f64::total_cmp);
-        xs.dedup();
-        let mut dist_rows = Vec::new();
-        for (i, &xv) in xs.iter().enumerate() {
-            let mut lines = Vec::new();
-            for p in sweep.points.iter().filter(|p| p.axes[x].parse() == Ok(xv)) {
-                let mut all = Vec::new();
-                for run in &p.runs {
-                    all.extend(startups(
-                        &dir.join("runs")
-                            .join(format!("run{run:04}"))
-                            .join("peers.csv"),
-                    ));
-                }
-                all.sort_by(f64::total_cmp);
-                let q = |v: f64| {
-                    if all.is_empty() {
-                        "—".to_string()
-                    } else {
-                        fmt_f(quantile(&all, v))
-                    }
-                };
-                dist_rows.push(vec![
-                    escape(&p.axes[x]),
-                    escape(&sweep.series(p, x)),
-                    all.len().to_string(),
-                    q(0.5),
-                    q(0.95),
-                    all.last().map_or("—".into(), |m| fmt_f(*m)),
-                ]);
-                lines.push(Line {
-                    label: sweep.series(p, x),
-                    points: cdf(&all, all.len()),
-                });
-            }
-            let file = format!("startup_cdf_{i}.svg");
-            let title = format!("Startup delay CDF, {key} = {xv}");
-            let svg = startup_cdf_svg(&title, &lines)
-                .unwrap_or_else(|e| fallback_svg(&title, &e.to_string()));
-            fs::write(dir.join(PLOTS_DIR).join(&file), svg)?;
-            let _ = writeln!(
-                o,
-                "<figure><img src=\"{PLOTS_DIR}/{file}\" alt=\"{}\"></figure>",
-                escape(&title)
-            );
-        }
-        table(
-            &mut o,
-            &[key, "line", "viewers", "p50 (s)", "p95 (s)", "max (s)"],
-            &dist_rows,
-        );
-    } else {
-        o.push_str("<p class=\"nodata\">No numeric axis to plot against.</p>\n");
-    }
-    o.push_str("</body>\n</html>\n");
-    fs::write(dir.join(SWEEP_HTML), o)
 }
 
+/// A `sweep.csv` of two axes (a numeric one first) for the tests.
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    const CSV: &str =
-        "run,peers.l.count,peers.l.algorithm,seed,leechers,stalls_per_viewer,startup_mean_s\n\
+pub(crate) const TEST_CSV: &str =
+    "run,peers.l.count,peers.l.algorithm,seed,leechers,stalls_per_viewer,startup_mean_s\n\
         0,32,linear,1,32,1.0,4.0\n\
         1,32,linear,2,32,3.0,6.0\n\
         2,32,swift-vod,1,32,0.5,5.0\n\
@@ -310,16 +213,21 @@ mod tests {
         5,96,swift-vod,2,96,4.0,8.0\n\
         bad row\n";
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+
     #[test]
     fn points_group_seeds_and_lines_follow_the_numeric_axis() {
-        let s = parse(CSV);
+        let s = parse(TEST_CSV);
         assert_eq!(s.keys, ["peers.l.count", "peers.l.algorithm"]);
         assert_eq!(s.points.len(), 4);
-        assert_eq!(s.points[0].runs, [0, 1]);
+        assert_eq!(s.points[0].runs, [(0, 1), (1, 2)]);
         assert_eq!(s.points[0].figures["stalls_per_viewer"], [1.0, 3.0]);
         // A run without a startup figure leaves it out of the mean.
         assert_eq!(s.points[3].figures["startup_mean_s"], [8.0]);
         assert_eq!(s.x_axis(), Some(0));
+        assert_eq!(s.layout(), Layout::Numeric(0));
         let lines = s.lines_of(0, "stalls_per_viewer");
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].0, "linear");
@@ -331,43 +239,43 @@ mod tests {
     }
 
     #[test]
-    fn no_numeric_axis_and_empty_input() {
-        let s = parse("run,algo,seed,stalls_per_viewer\n0,a,1,1\n1,b,1,2\n");
+    fn without_a_numeric_axis_the_first_varying_axis_gets_bars() {
+        let s = parse(
+            "run,content.size,algo,weighted,seed,stalls_per_viewer\n\
+             0,4MB,linear,no,1,1\n1,4MB,linear,no,2,3\n\
+             2,4MB,std-vod,no,1,0\n3,4MB,std-vod,yes,1,5\n",
+        );
         assert_eq!(s.x_axis(), None);
-        assert!(parse("").points.is_empty());
-        assert_eq!(mean_sd(&[]), None);
-        assert_eq!(mean_sd(&[5.0]), Some((5.0, 0.0)));
+        // content.size does not vary; algo is the first that does.
+        assert_eq!(s.layout(), Layout::Categorical(Some(1)));
+        let (cats, series) = s.bars_of(Some(1), "stalls_per_viewer");
+        assert_eq!(cats, ["linear", "std-vod"]);
+        assert_eq!(series.len(), 2);
+        assert_eq!(series[0].0, "4MB, no");
+        assert_eq!(series[0].1[0], Some((2.0, 2f64.sqrt())));
+        assert_eq!(series[0].1[1], Some((0.0, 0.0)));
+        // "yes" has no linear point.
+        assert_eq!(
+            series[1],
+            ("4MB, yes".to_string(), vec![None, Some((5.0, 0.0))])
+        );
+        // One point, or no axis at all: one bar.
+        let one = parse("run,seed,stalls_per_viewer\n0,1,2\n1,2,4\n");
+        assert_eq!(one.layout(), Layout::Categorical(None));
+        let (cats, series) = one.bars_of(None, "stalls_per_viewer");
+        assert_eq!(
+            (cats, series),
+            (
+                vec!["all".to_string()],
+                vec![("all".to_string(), vec![Some((3.0, 2f64.sqrt()))])]
+            )
+        );
     }
 
     #[test]
-    fn the_report_has_the_table_plots_and_startup_distributions() {
-        let dir = tempfile::tempdir().unwrap();
-        fs::write(dir.path().join("sweep.csv"), CSV).unwrap();
-        for (run, startups) in [(0, "1.5"), (1, "2.5"), (3, "7.0"), (5, "")] {
-            let d = dir.path().join("runs").join(format!("run{run:04}"));
-            fs::create_dir_all(&d).unwrap();
-            fs::write(
-                d.join("peers.csv"),
-                format!("id,group,startup_s\n0,seeder,\n1,l,{startups}\n2,l,9.0\n"),
-            )
-            .unwrap();
-        }
-        write_sweep_report(dir.path()).unwrap();
-        let html = fs::read_to_string(dir.path().join(SWEEP_HTML)).unwrap();
-        assert!(html.contains("plots/sweep_stalls_per_viewer.svg"));
-        assert!(
-            html.contains("plots/startup_cdf_0.svg") && html.contains("plots/startup_cdf_1.svg")
-        );
-        assert!(html.contains("2.000 ± 1.414"), "{html}");
-        let svg = fs::read_to_string(dir.path().join("plots/sweep_stalls_per_viewer.svg")).unwrap();
-        assert!(svg.contains("swift-vod") && svg.contains("linear"));
-        // 32 leechers, linear: runs 0 and 1 pooled, 4 viewers started.
-        assert!(
-            html.contains("<td>32</td><td>linear</td><td>4</td>"),
-            "{html}"
-        );
-        let summary = fs::read_to_string(dir.path().join(SWEEP_SUMMARY_CSV)).unwrap();
-        let first = summary.lines().nth(1).unwrap();
-        assert!(first.starts_with("32,linear,2,2.0000,1.4142,"), "{summary}");
+    fn empty_input() {
+        assert!(parse("").points.is_empty());
+        assert_eq!(mean_sd(&[]), None);
+        assert_eq!(mean_sd(&[5.0]), Some((5.0, 0.0)));
     }
 }

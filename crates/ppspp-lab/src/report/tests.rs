@@ -82,24 +82,25 @@ const PROGRESS: &str = "t_s,present,leechers,completed,mean_progress
 30.000,3,2,2,0.900000
 ";
 
-const LINKS: &str = "link,t_s,backlog_bytes,backlog_ms
-5,0.100000,0,0.000
-5,0.200000,1500,1.200
-5,0.300000,3000,2.400
-5,0.400000,1500,1.200
-9,0.100000,0,0.000
-x,0.5,1,not-a-number
+const LINKS: &str = "link,name,t_s,backlog_bytes,backlog_ms
+5,seeds.up,0.100000,0,0.000
+5,seeds.up,0.200000,1500,1.200
+5,seeds.up,0.300000,3000,2.400
+5,seeds.up,0.400000,1500,1.200
+9,fast[1].up,0.100000,0,0.000
+x,y,0.5,1,not-a-number
 ";
 
-/// Links 0..=11; link i drops i packets at its queue (link 0 none).
+/// Links 0..=11, named `h[i].up`; link i drops i packets at its queue
+/// (link 0 none).
 fn link_stats() -> String {
     let mut s = String::from(
-        "link,capacity_bps,packets_in,bytes_out,drops_queue,drops_loss,\
+        "link,name,capacity_bps,packets_in,bytes_out,drops_queue,drops_loss,\
          mean_backlog_bytes,max_backlog_bytes,mean_wait_ms\n",
     );
     for i in 0..12 {
         s.push_str(&format!(
-            "{i},10000000,100,150000,{i},0,1200.0,3000,0.960\n"
+            "{i},h[{i}].up,10000000,100,150000,{i},0,1200.0,3000,0.960\n"
         ));
     }
     s
@@ -139,14 +140,51 @@ fn report_writes_plots_with_lines_and_legends() {
 
     let queue = dir.read("plots/queue_ccdf.svg");
     assert!(queue.contains("<polyline"));
-    assert!(queue.contains("link 5 (4 samples)"));
-    assert!(queue.contains("link 9 (1 samples)"));
-    assert!(!queue.contains("no queue samples recorded"));
+    // Links by their names.
+    assert!(queue.contains("seeds.up (4 samples)"), "{queue}");
+    assert!(queue.contains("fast[1].up (1 samples)"));
+    assert!(!queue.contains("link 5"));
+}
 
-    // No waits.csv: an empty chart, and no note about it.
-    let waits = dir.read("plots/wait_ccdf.svg");
-    assert!(waits.contains("no flow traced"));
-    assert!(!dir.read("report.html").contains("waits.csv"));
+#[test]
+fn a_plot_with_nothing_to_show_is_left_out_with_its_section() {
+    let dir = full_folder();
+    // An earlier report's plot of a traced flow, and links.csv with a
+    // header only.
+    fs::create_dir_all(dir.path().join(PLOTS_DIR)).unwrap();
+    dir.write("plots/wait_ccdf.svg", "<svg/>");
+    dir.write("links.csv", "link,name,t_s,backlog_bytes,backlog_ms\n");
+    write_report(dir.path()).unwrap();
+    let html = dir.read("report.html");
+    for (svg, caption) in [
+        (WAIT_CCDF_SVG, "Queueing delay CCDF"),
+        (QUEUE_CCDF_SVG, "Queue occupancy CCDF"),
+    ] {
+        assert!(!dir.path().join(PLOTS_DIR).join(svg).exists(), "{svg}");
+        assert!(!html.contains(svg) && !html.contains(caption), "{svg}");
+    }
+    // No waits.csv: no note about it either (no traced flow is usual).
+    assert!(!html.contains("waits.csv"));
+    assert!(html.contains("plots/completion_cdf.svg") && html.contains("plots/progress.svg"));
+}
+
+#[test]
+fn folders_without_link_names_fall_back_to_numbers() {
+    let dir = full_folder();
+    dir.write(
+        "links.csv",
+        "link,t_s,backlog_bytes,backlog_ms\n5,0.1,0,0.000\n5,0.2,1500,1.200\n",
+    );
+    dir.write(
+        "link_stats.csv",
+        "link,capacity_bps,packets_in,bytes_out,drops_queue,drops_loss,\
+         mean_backlog_bytes,max_backlog_bytes,mean_wait_ms\n3,0,10,100,2,0,0.0,0,0.000\n",
+    );
+    write_report(dir.path()).unwrap();
+    assert!(dir
+        .read("plots/queue_ccdf.svg")
+        .contains("link 5 (2 samples)"));
+    assert!(dir.read("report.html").contains("<tr><td>link 3</td>"));
 }
 
 #[test]
@@ -214,16 +252,16 @@ fn report_html_has_summary_groups_links_and_escaped_scenario() {
     assert!(html.contains("Top 10 of 12 links by drops"));
     let at = |s: &str| html.find(s);
     let (l11, l10, l2) = (
-        at("<tr><td>11</td>"),
-        at("<tr><td>10</td>"),
-        at("<tr><td>2</td>"),
+        at("<tr><td>h[11].up</td>"),
+        at("<tr><td>h[10].up</td>"),
+        at("<tr><td>h[2].up</td>"),
     );
     assert!(
         l11.is_some() && l11 < l10 && l10 < l2,
         "{l11:?} {l10:?} {l2:?}"
     );
-    assert!(at("<tr><td>1</td>").is_none());
-    assert!(at("<tr><td>0</td>").is_none());
+    assert!(at("<tr><td>h[1].up</td>").is_none());
+    assert!(at("<tr><td>h[0].up</td>").is_none());
     assert!(html.contains("<td>10 Mbit/s</td>"));
 
     // The scenario is shown escaped, never as live markup.
@@ -297,8 +335,25 @@ fn message_types_get_a_row_each_largest_first() {
 }
 
 #[test]
-fn empty_folder_gives_page_with_no_data_notes() {
+fn a_folder_without_results_is_refused() {
     let dir = TempDir::new("empty");
+    let e = write_report(dir.path()).unwrap_err().to_string();
+    assert!(e.contains("no results to report"), "{e}");
+    assert!(e.contains("summary.json") && e.contains("sweep.csv"), "{e}");
+    // A scenario alone is no result either; nothing is written.
+    dir.write("scenario.toml", SCENARIO);
+    assert!(write_report(dir.path()).is_err());
+    assert!(!dir.path().join("report.html").exists());
+    assert!(!dir.path().join(PLOTS_DIR).exists());
+}
+
+#[test]
+fn a_folder_with_few_results_gives_page_with_no_data_notes() {
+    let dir = TempDir::new("few");
+    dir.write(
+        "progress.csv",
+        "t_s,present,leechers,completed,mean_progress\n",
+    );
     write_report(dir.path()).unwrap();
     let html = dir.read("report.html");
     assert!(html.contains("<title>ppspp lab report</title>"));
@@ -307,8 +362,7 @@ fn empty_folder_gives_page_with_no_data_notes() {
     assert!(html.contains("No data: link_stats.csv"));
     assert!(html.contains("No data: scenario.toml"));
     assert!(html.contains("links.csv: not found"));
-    let queue = dir.read("plots/queue_ccdf.svg");
-    assert!(queue.contains("no queue samples recorded"));
+    assert!(!dir.path().join("plots/queue_ccdf.svg").exists());
     assert!(dir
         .read("plots/completion_cdf.svg")
         .contains("no completed downloads"));
@@ -337,9 +391,7 @@ fn header_only_and_blank_files_give_page_without_panic() {
     assert!(html.contains("peers.csv: no data rows"));
     assert!(html.contains("links.csv: no data rows"));
     assert!(html.contains("link_stats.csv: no usable header"));
-    assert!(dir
-        .read("plots/queue_ccdf.svg")
-        .contains("no queue samples recorded"));
+    assert!(!dir.path().join("plots/queue_ccdf.svg").exists());
 }
 
 #[test]
@@ -379,7 +431,7 @@ fn many_link_samples_are_streamed_and_decimated() {
             skipped: 0
         }
     );
-    let d = &links[&3];
+    let d = &links[&3].1;
     assert_eq!(d.seen(), 1000);
     assert!(d.values().len() <= 64);
     // Stride 16 keeps i = 16k, whose i % 10 cycle through 0, 6, 2, 8, 4:
@@ -387,4 +439,36 @@ fn many_link_samples_are_streamed_and_decimated() {
     let c = ccdf(d.values());
     assert_eq!(c.first().map(|p| p.0), Some(0.0));
     assert_eq!(c.last(), Some(&(8.0, 0.0)));
+}
+
+#[test]
+fn figures_without_value_are_dashes_with_a_footnote() {
+    let dir = full_folder();
+    let nothing = SUMMARY
+        .replace("\"completed\": 2", "\"completed\": 0")
+        .replace(
+            "{\"mean\": 15.0, \"p50\": 20.0, \"p95\": 20.0, \"max\": 20.0}",
+            "{\"mean\": null, \"p50\": null, \"p95\": null, \"max\": null}",
+        )
+        .replace(
+            "\"packets\":",
+            "\"playback\": {\"viewers\": 3, \"started\": 0, \"startup_s\": {\"mean\": null, \
+             \"p50\": null, \"p95\": null, \"max\": null}, \"stalls_per_viewer\": 0.0, \
+             \"stall_s_per_viewer\": 0.0, \"continuity\": null},\n  \"packets\":",
+        );
+    let html = report_with_summary(&dir, &nothing);
+    assert!(!html.contains("NaN"));
+    assert!(
+        html.contains("<td>Continuity index</td><td>—</td>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<p>— : no leecher completed; no viewer started.</p>"),
+        "{html}"
+    );
+    // The group without completions ("slow") is explained too.
+    assert!(html.contains("— : none of the group's leechers completed"));
+    // A run with every figure has no summary footnote.
+    let full = report_with_summary(&dir, SUMMARY);
+    assert!(!full.contains("<p>— :"), "{full}");
 }

@@ -4,9 +4,11 @@
 //! Unknown keys and bad values are errors that name the file, the line and
 //! what was expected.
 
+mod overrides;
 mod spec;
 mod value;
 
+pub use overrides::{apply_overrides, Override};
 pub use spec::{
     Arrival, Class, ClassNames, Content, Departure, Flow, FlowKind, LossSpec, NetworkSpec,
     PeerGroup, PlayerSpec, Record, Role, Scenario, Site, SwarmSpec,
@@ -59,15 +61,54 @@ fn line_of(text: &str, span: Option<Range<usize>>) -> Option<usize> {
     Some(text[..at].bytes().filter(|b| *b == b'\n').count() + 1)
 }
 
+/// The value an error's `span` covers, quoted as written: `key = value`
+/// when the span is the value of a key on its line, the bare value when it
+/// is an array element; `None` for keys, tables and multi-line values.
+fn quote_value(text: &str, span: Option<Range<usize>>) -> Option<String> {
+    let span = span?;
+    let value = text.get(span.clone())?.trim();
+    if value.is_empty() || value.contains('\n') {
+        return None;
+    }
+    let line_start = text[..span.start].rfind('\n').map_or(0, |i| i + 1);
+    let before = text[line_start..span.start].trim_end();
+    if let Some(lhs) = before.strip_suffix('=') {
+        // The key is the last word before `=` (inline tables hold several).
+        let key = lhs.trim_end().rsplit([' ', '{', ',', '\t']).next()?;
+        return (!key.is_empty()).then(|| format!("{key} = {value}"));
+    }
+    // An array element; a bare word after `,` is a key of an inline table.
+    let literal = value.starts_with(|c: char| matches!(c, '"' | '\'' | '[') || c.is_ascii_digit());
+    (literal && before.ends_with(['[', ','])).then(|| value.to_string())
+}
+
 /// Reads a scenario from `text` (named `file` in errors) and checks that
 /// everything it names exists and every value is usable.
 pub fn parse(text: &str, file: &str) -> Result<Scenario, ScenarioError> {
+    read(text, file, true)
+}
+
+/// As [`parse`]; `quote` shows a bad value as written before the message.
+/// Not for text the program wrote itself (a scenario with `--set`
+/// overrides), whose lines and spellings the user never saw.
+fn read(text: &str, file: &str, quote: bool) -> Result<Scenario, ScenarioError> {
     let scenario: Scenario = toml::from_str(text).map_err(|e| {
-        let message = e.message().trim().to_string();
+        let mut message = e.message().trim().to_string();
+        // A bad value is shown as written, so the message stands alone
+        // (`delay = "5": a duration needs a unit, e.g. …`).
+        if let Some(quoted) = quote.then(|| quote_value(text, e.span())).flatten() {
+            message = format!("{quoted}: {message}");
+        }
         let hint = if message.contains("unknown field") || message.contains("unknown variant") {
             Some("check the spelling; the keys allowed here are listed above".into())
         } else if message.contains("missing field") {
             Some("add the key; see scenarios/flash-crowd.toml for a complete example".into())
+        } else if message.contains("needs a unit") {
+            Some(
+                "a plain number could be seconds or milliseconds, bytes or bits: \
+                 every duration, size and rate in a scenario says its unit"
+                    .into(),
+            )
         } else {
             None
         };

@@ -57,6 +57,11 @@ pub struct Scenario {
     /// is pending.
     #[serde(default = "yes")]
     pub stop_when_done: bool,
+    /// A run in which no leecher completes is a valid outcome (e.g. a
+    /// study of startup cut short on purpose); without it, `lab run` says
+    /// so and fails, since it usually means a scenario mistake.
+    #[serde(default)]
+    pub allow_incomplete: bool,
     /// The content every peer fetches.
     pub content: Content,
     /// How peers find each other.

@@ -140,3 +140,36 @@ fn every_scenario_in_the_folder_parses() {
     }
     assert!(n >= 5, "{n} scenarios in {}", dir.display());
 }
+
+#[test]
+fn a_quantity_without_a_unit_is_refused_with_key_line_and_hint() {
+    let text = DEFAULT_TEXT.replacen("delay = \"5ms\"", "delay = \"5\"", 1);
+    let line = text.lines().position(|l| l == "delay = \"5\"").unwrap() + 1;
+    let e = err_of(&text);
+    assert_eq!(e.line, Some(line), "{e}");
+    assert_eq!(
+        e.message,
+        "delay = \"5\": a duration needs a unit, e.g. \"5ms\" or \"5s\""
+    );
+    assert!(e.hint.as_deref().is_some_and(|h| h.contains("unit")), "{e}");
+    // A bare TOML number is no better, for sizes and rates too.
+    let e = err_of(&DEFAULT_TEXT.replace("size = \"4MB\"", "size = 4000000"));
+    assert!(
+        e.message.starts_with("size = 4000000: a size needs a unit"),
+        "{e}"
+    );
+    let e = err_of(&DEFAULT_TEXT.replace("up = \"20Mbit/s\"", "up = \"20\""));
+    assert!(
+        e.message.starts_with("up = \"20\": a rate needs a unit"),
+        "{e}"
+    );
+    let e = err_of(&DEFAULT_TEXT.replace("queue = \"100ms\"", "queue = 64000"));
+    assert!(e.message.contains("a queue limit needs a unit"), "{e}");
+    // Inside an array of arrays, the inner array is quoted.
+    let e = err_of(&DEFAULT_TEXT.replace("[\"40ms\", \"10ms\"]]", "[\"40\", \"10ms\"]]"));
+    assert!(
+        e.message
+            .starts_with("[\"40\", \"10ms\"]: a duration needs a unit, e.g. \"40ms\""),
+        "{e}"
+    );
+}

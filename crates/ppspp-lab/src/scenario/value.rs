@@ -1,11 +1,12 @@
-//! Scenario values with units, read from a string (`"8Mbit/s"`) or a plain
-//! number (in the base unit), with an error that says what was expected.
+//! Scenario values with units, read from a string (`"8Mbit/s"`), with an
+//! error that says what was expected. A value without a unit (`"5"`, or a
+//! bare TOML number) is refused: see [`units::require_unit`].
 
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::units;
+use crate::units::{self, Quantity};
 
 /// What TOML gives for a quantity.
 #[derive(Deserialize)]
@@ -24,10 +25,16 @@ impl Raw {
             Raw::Str(s) => s.clone(),
         }
     }
+
+    /// The text, once it is known to carry a unit.
+    fn with_unit(&self, what: Quantity) -> Result<String, String> {
+        let t = self.text();
+        units::require_unit(&t, what)?;
+        Ok(t)
+    }
 }
 
-/// A rate in bits per second (`"8Mbit/s"`, `"2MB/s"`, or a number of
-/// bit/s).
+/// A rate in bits per second (`"8Mbit/s"`, `"2MB/s"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "Raw")]
 pub struct Bitrate(pub u64);
@@ -35,11 +42,11 @@ pub struct Bitrate(pub u64);
 impl TryFrom<Raw> for Bitrate {
     type Error = String;
     fn try_from(r: Raw) -> Result<Self, String> {
-        units::bitrate(&r.text()).map(Bitrate)
+        units::bitrate(&r.with_unit(Quantity::Rate)?).map(Bitrate)
     }
 }
 
-/// A size in bytes (`"20MB"`, `"64KiB"`, or a number of bytes).
+/// A size in bytes (`"20MB"`, `"64KiB"`, `"1500B"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "Raw")]
 pub struct Bytes(pub u64);
@@ -47,11 +54,11 @@ pub struct Bytes(pub u64);
 impl TryFrom<Raw> for Bytes {
     type Error = String;
     fn try_from(r: Raw) -> Result<Self, String> {
-        units::size(&r.text()).map(Bytes)
+        units::size(&r.with_unit(Quantity::Size)?).map(Bytes)
     }
 }
 
-/// A duration (`"250ms"`, `"1.5s"`, `"10min"`, or a number of seconds).
+/// A duration (`"250ms"`, `"1.5s"`, `"10min"`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "Raw")]
 pub struct Dur(pub Duration);
@@ -59,7 +66,7 @@ pub struct Dur(pub Duration);
 impl TryFrom<Raw> for Dur {
     type Error = String;
     fn try_from(r: Raw) -> Result<Self, String> {
-        units::duration(&r.text()).map(Dur)
+        units::duration(&r.with_unit(Quantity::Duration)?).map(Dur)
     }
 }
 
@@ -79,7 +86,7 @@ pub enum Queue {
 impl TryFrom<Raw> for Queue {
     type Error = String;
     fn try_from(r: Raw) -> Result<Self, String> {
-        let t = r.text();
+        let t = r.with_unit(Quantity::Queue)?;
         if t.trim() == "unlimited" {
             return Ok(Queue::Unlimited);
         }

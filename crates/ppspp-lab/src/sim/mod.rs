@@ -13,6 +13,7 @@
 //! any number of threads.
 
 pub mod cross;
+mod names;
 pub mod partition;
 pub mod peer;
 pub mod plan;

@@ -3,6 +3,7 @@
 
 pub mod run;
 pub mod sweep;
+mod table;
 
 use clap::Subcommand;
 
@@ -31,7 +32,7 @@ pub fn run(cmd: &LabCommand) -> anyhow::Result<()> {
         LabCommand::Run(a) => run::run(a),
         LabCommand::Sweep(a) => sweep::run(a),
         LabCommand::Report(a) => {
-            let (written, file) = if a.dir.join("sweep.csv").is_file() {
+            let (written, file) = if a.dir.join(ppspp_lab::report::SWEEP_CSV).is_file() {
                 (
                     ppspp_lab::report::write_sweep_report(&a.dir),
                     ppspp_lab::report::SWEEP_HTML,

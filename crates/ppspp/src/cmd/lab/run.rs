@@ -4,8 +4,9 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
 use clap::Args;
+use ppspp_lab::outdir::{self, Writer};
 use ppspp_lab::run::{run_with_threads, Outcome};
-use ppspp_lab::scenario::{DEFAULT_NAME, DEFAULT_TEXT};
+use ppspp_lab::scenario::{apply_overrides, Override, DEFAULT_NAME, DEFAULT_TEXT};
 
 use crate::cmd::node::progress_bar;
 
@@ -17,16 +18,22 @@ pub struct RunArgs {
     /// Experiment seed (overrides the scenario's).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Results folder (default: lab-results/NAME-seedN).
+    /// Results folder (default: lab-results/NAME-seedN): empty, or an
+    /// earlier run's, whose files are replaced.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write into --out even if it holds files a run does not write: the
+    /// run's own files are replaced, the others left alone.
+    #[arg(long)]
+    pub force: bool,
     /// Run twice and fail if the trace hash or any CSV differs.
     #[arg(long)]
     pub check_determinism: bool,
-    /// Override a scenario key, e.g. `--set peers.home.count=200`
-    /// (repeatable; the same dotted keys as `lab sweep`).
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub set: Vec<String>,
+    /// Override a scenario key, e.g. `--set peers.near.count=200`
+    /// (repeatable; the same dotted keys as `lab sweep`; an element of
+    /// `[[peers]]` is named by its `name` or its index).
+    #[arg(long = "set", value_name = "KEY=VALUE", value_parser = Override::parse)]
+    pub set: Vec<Override>,
     /// Threads to run the simulation on (default: one per core); the
     /// results are the same with any number.
     #[arg(long)]
@@ -72,73 +79,10 @@ fn once(
     Ok(outcome)
 }
 
-fn fmt_s(x: f64) -> String {
-    if x.is_finite() {
-        format!("{x:.1}")
-    } else {
-        "-".into()
-    }
-}
-
-fn print_table(o: &Outcome, out: Option<&Path>) {
-    let s = &o.summary;
-    println!("scenario      {} (seed {})", s.name, s.seed);
-    println!(
-        "peers         {} ({} leechers, {} completed)",
-        s.peers, s.leechers, s.completed
-    );
-    let d = s.download_s;
-    println!(
-        "download s    mean {}  p50 {}  p95 {}  max {}",
-        fmt_s(d[0]),
-        fmt_s(d[1]),
-        fmt_s(d[2]),
-        fmt_s(d[3])
-    );
-    if let Some(p) = &s.playback {
-        println!(
-            "viewers       {} ({} started): startup s mean {}  p95 {}; stalls {:.2}/viewer \
-             ({:.1} s); continuity {:.3}",
-            p.viewers,
-            p.started,
-            fmt_s(p.startup_s[0]),
-            fmt_s(p.startup_s[2]),
-            p.mean_stalls,
-            p.mean_stall_s,
-            p.mean_continuity
-        );
-    }
-    if s.messages_sent.total_bytes() > 0 {
-        println!(
-            "bytes sent    {:.1} MB in messages: {}",
-            s.messages_sent.total_bytes() as f64 / 1e6,
-            ppspp_lab::results::message_shares(&s.messages_sent, 5)
-        );
-    }
-    println!(
-        "time          virtual {:.1} s, wall {:.1} s ({:.2}x real time), {} events ({:.0}/s)",
-        s.virtual_s,
-        s.wall_s,
-        s.virtual_s / s.wall_s.max(1e-9),
-        s.events,
-        s.events as f64 / s.wall_s.max(1e-9)
-    );
-    println!("trace_hash    {}", s.trace_hash);
-    if let Some(dir) = out {
-        println!("results       {}", dir.display());
-    }
-}
-
 /// Runs `ppspp lab run`.
 pub fn run(a: &RunArgs) -> anyhow::Result<()> {
-    let (mut text, file) = load(a.scenario.as_deref())?;
-    for kv in &a.set {
-        let (key, value) = kv
-            .split_once('=')
-            .with_context(|| format!("--set {kv}: expected KEY=VALUE"))?;
-        text = ppspp_lab::sweep::apply(&text, key, value).map_err(anyhow::Error::msg)?;
-    }
-    let scenario = ppspp_lab::scenario::parse(&text, &file)?;
+    let (text, file) = load(a.scenario.as_deref())?;
+    let (text, scenario) = apply_overrides(&text, &file, &a.set)?;
     let seed = a.seed.unwrap_or(scenario.seed);
     let out = a
         .out
@@ -148,11 +92,16 @@ pub fn run(a: &RunArgs) -> anyhow::Result<()> {
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
         .max(1);
+    // Before the run, not after: a refused folder costs no simulation.
+    let left = outdir::prepare(&out, Writer::Run, a.force)?;
+    if !left.is_empty() {
+        eprintln!("left alone in {}: {}", out.display(), left.join(", "));
+    }
     let first = once(&text, &file, Some(seed), threads, Some(&out))?;
     if a.quiet {
         println!("{}", first.summary.trace_hash);
     } else {
-        print_table(&first, Some(&out));
+        print!("{}", super::table::render(&first.summary, Some(&out)));
     }
     if a.check_determinism {
         // The second run takes another number of threads: the results
@@ -183,5 +132,41 @@ pub fn run(a: &RunArgs) -> anyhow::Result<()> {
             "determinism   ok: a second run on {again} thread(s) gave the same trace hash and CSVs"
         );
     }
+    if !a.quiet {
+        println!(
+            "report        {}",
+            out.join(ppspp_lab::report::REPORT_HTML).display()
+        );
+    }
+    if first.summary.nobody_completed() && !scenario.allow_incomplete {
+        bail!(
+            "none of the {} leechers completed in {:.1} s of virtual time (results in {}); \
+             if that is expected, set `allow_incomplete = true` in the scenario",
+            first.summary.leechers,
+            first.summary.virtual_s,
+            out.display()
+        );
+    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The `--set` example of `lab run --help` works on the default
+    /// scenario (it once named a group the scenario does not have).
+    #[test]
+    fn the_help_set_example_runs_on_the_default_scenario() {
+        let help = RunArgs::augment_args(clap::Command::new("run"))
+            .render_long_help()
+            .to_string();
+        let example = help
+            .split("e.g. `--set ")
+            .nth(1)
+            .and_then(|rest| rest.split('`').next())
+            .expect("an example in the help");
+        let o = Override::parse(example).unwrap();
+        apply_overrides(DEFAULT_TEXT, "<built-in>", &[o]).unwrap();
+    }
 }

@@ -9,7 +9,10 @@ use std::process::{Child, Command, Stdio};
 
 use anyhow::{bail, Context};
 use clap::Args;
-use ppspp_lab::sweep::{apply, grid, Axis};
+use ppspp_lab::outdir::{self, Writer};
+use ppspp_lab::results::SCENARIO_TOML;
+use ppspp_lab::scenario::{apply_overrides, Override};
+use ppspp_lab::sweep::{grid, Axis};
 
 /// Arguments of `ppspp lab sweep`.
 #[derive(Debug, Args)]
@@ -26,14 +29,20 @@ pub struct SweepArgs {
     /// Runs at once (default: the number of CPUs).
     #[arg(long)]
     pub jobs: Option<usize>,
-    /// Results folder (default: lab-results/NAME-sweep).
+    /// Results folder (default: lab-results/NAME-sweep); it must be empty
+    /// unless --force.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Sweep into a folder that is not empty: first remove what a sweep
+    /// writes there (its tables, page, plots, runs/runNNNN and
+    /// runs/pointNNN.toml), leaving any other file alone.
+    #[arg(long)]
+    pub force: bool,
 }
 
 struct Job {
     index: usize,
-    point: Vec<(String, String)>,
+    point: Vec<Override>,
     seed: u64,
     dir: PathBuf,
 }
@@ -73,16 +82,23 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
         .out
         .clone()
         .unwrap_or_else(|| PathBuf::from(format!("lab-results/{}-sweep", base.name)));
-    std::fs::create_dir_all(out.join("runs"))?;
+    // Refuse a bad point before anything is removed or runs; its error
+    // names the override, not a line of the point's file.
+    let name = a.scenario.display().to_string();
+    let mut points = Vec::new();
+    for point in grid(&a.axes) {
+        points.push((apply_overrides(&text, &name, &point)?.0, point));
+    }
+    let left = outdir::prepare(&out, Writer::Sweep, a.force)?;
+    if !left.is_empty() {
+        eprintln!("left alone in {}: {}", out.display(), left.join(", "));
+    }
+    std::fs::create_dir_all(out.join(outdir::RUNS_DIR))?;
+    // The scenario swept, for the record and for the report's title.
+    std::fs::write(out.join(SCENARIO_TOML), &text)?;
     let mut jobs = VecDeque::new();
-    for (p, point) in grid(&a.axes).into_iter().enumerate() {
-        let mut t = text.clone();
-        for (k, v) in &point {
-            t = apply(&t, k, v).map_err(|e| anyhow::anyhow!("--set {k}={v}: {e}"))?;
-        }
-        let file = out.join("runs").join(format!("point{p:03}.toml"));
-        // Refuse a bad point before anything runs.
-        ppspp_lab::scenario::parse(&t, &file.display().to_string())?;
+    for (p, (t, point)) in points.into_iter().enumerate() {
+        let file = outdir::point_file(&out, p);
         std::fs::write(&file, &t)?;
         for seed in 1..=a.seeds.max(1) {
             let index = jobs.len();
@@ -92,7 +108,7 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
                     index,
                     point: point.clone(),
                     seed,
-                    dir: out.join("runs").join(format!("run{index:04}")),
+                    dir: outdir::run_dir(&out, index as u64),
                 },
             ));
         }
@@ -150,8 +166,8 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
         let summary = std::fs::read_to_string(job.dir.join("summary.json")).unwrap_or_default();
         let v: serde_json::Value = serde_json::from_str(&summary).unwrap_or_default();
         let _ = write!(csv, "{},", job.index);
-        for (_, val) in &job.point {
-            let _ = write!(csv, "{val},");
+        for o in &job.point {
+            let _ = write!(csv, "{},", o.value);
         }
         let cols = [
             vec!["leechers"],
@@ -171,7 +187,7 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
         let row: Vec<String> = cols.iter().map(|c| field(&v, c)).collect();
         let _ = writeln!(csv, "{},{}", job.seed, row.join(","));
     }
-    std::fs::write(out.join("sweep.csv"), &csv)?;
+    std::fs::write(out.join(ppspp_lab::report::SWEEP_CSV), &csv)?;
     print!("{csv}");
     ppspp_lab::report::write_sweep_report(&out)
         .with_context(|| format!("cannot write the sweep report in {}", out.display()))?;

@@ -1,0 +1,147 @@
+//! The table `ppspp lab run` prints: the run's headline figures. A figure
+//! without a value (no leecher completed, no viewer started) prints as `—`
+//! with a note saying why, never as NaN.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use ppspp_lab::results::Summary;
+
+/// What a figure without a value prints as.
+const NONE: &str = "—";
+
+/// Seconds with one decimal, or [`NONE`].
+fn fmt_s(x: f64) -> String {
+    if x.is_finite() {
+        format!("{x:.1}")
+    } else {
+        NONE.into()
+    }
+}
+
+/// `x` with `decimals` decimals, or [`NONE`].
+fn fmt_f(x: f64, decimals: usize) -> String {
+    if x.is_finite() {
+        format!("{x:.decimals$}")
+    } else {
+        NONE.into()
+    }
+}
+
+/// The table of a run's summary; `out` is the results folder, if written.
+pub fn render(s: &Summary, out: Option<&Path>) -> String {
+    let mut t = String::new();
+    let _ = writeln!(t, "scenario      {} (seed {})", s.name, s.seed);
+    let _ = writeln!(
+        t,
+        "peers         {} ({} leechers, {} completed)",
+        s.peers, s.leechers, s.completed
+    );
+    let d = s.download_s;
+    let _ = writeln!(
+        t,
+        "download s    mean {}  p50 {}  p95 {}  max {}",
+        fmt_s(d[0]),
+        fmt_s(d[1]),
+        fmt_s(d[2]),
+        fmt_s(d[3])
+    );
+    if let Some(p) = &s.playback {
+        let _ = writeln!(
+            t,
+            "viewers       {} ({} started): startup s mean {}  p95 {}; stalls {}/viewer \
+             ({} s); continuity {}",
+            p.viewers,
+            p.started,
+            fmt_s(p.startup_s[0]),
+            fmt_s(p.startup_s[2]),
+            fmt_f(p.mean_stalls, 2),
+            fmt_s(p.mean_stall_s),
+            fmt_f(p.mean_continuity, 3)
+        );
+    }
+    let why = s.no_data_reasons();
+    if !why.is_empty() {
+        let _ = writeln!(t, "{NONE}             {}", why.join("; "));
+    }
+    if s.messages_sent.total_bytes() > 0 {
+        let _ = writeln!(
+            t,
+            "bytes sent    {:.1} MB in messages: {}",
+            s.messages_sent.total_bytes() as f64 / 1e6,
+            ppspp_lab::results::message_shares(&s.messages_sent, 5)
+        );
+    }
+    let _ = writeln!(
+        t,
+        "time          virtual {:.1} s, wall {:.1} s ({:.2}x real time), {} events ({:.0}/s)",
+        s.virtual_s,
+        s.wall_s,
+        s.virtual_s / s.wall_s.max(1e-9),
+        s.events,
+        s.events as f64 / s.wall_s.max(1e-9)
+    );
+    let _ = writeln!(t, "trace_hash    {}", s.trace_hash);
+    if let Some(dir) = out {
+        let _ = writeln!(t, "results       {}", dir.display());
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ppspp_lab::results::{PlaybackSummary, NO_COMPLETION, NO_VIEWER_STARTED};
+
+    /// A run in which 24 viewers never started and nobody completed.
+    fn nothing_happened() -> Summary {
+        Summary {
+            name: "vod".into(),
+            seed: 1,
+            trace_hash: "ab".into(),
+            trace_records: 0,
+            events: 10,
+            virtual_s: 300.0,
+            wall_s: 1.0,
+            peers: 25,
+            leechers: 24,
+            completed: 0,
+            download_s: [f64::NAN; 4],
+            playback: Some(PlaybackSummary {
+                viewers: 24,
+                started: 0,
+                startup_s: [f64::NAN; 4],
+                mean_stalls: 0.0,
+                mean_stall_s: 0.0,
+                mean_continuity: f64::NAN,
+            }),
+            messages_sent: Default::default(),
+        }
+    }
+
+    #[test]
+    fn figures_without_value_print_a_dash_and_why() {
+        let t = render(&nothing_happened(), None);
+        assert!(!t.to_lowercase().contains("nan"), "{t}");
+        assert!(t.contains("continuity —"), "{t}");
+        assert!(t.contains("download s    mean —  p50 —"), "{t}");
+        assert!(
+            t.contains(&format!(
+                "—             {NO_COMPLETION}; {NO_VIEWER_STARTED}"
+            )),
+            "{t}"
+        );
+    }
+
+    #[test]
+    fn a_full_run_has_no_dash_note() {
+        let mut s = nothing_happened();
+        s.completed = 24;
+        s.download_s = [10.0, 9.0, 12.0, 13.0];
+        s.playback = None;
+        let t = render(&s, Some(Path::new("out")));
+        assert!(!t.contains('—'), "{t}");
+        assert!(t.contains("mean 10.0  p50 9.0"), "{t}");
+        assert!(t.ends_with("results       out\n"), "{t}");
+    }
+}
