@@ -81,8 +81,9 @@ pub fn run(args: &GetArgs) -> Result<()> {
         meta = meta.with_content_len(cl);
     }
     let out = args.output.display();
-    let (storage, resume) = FileStorage::open_download(&args.output, &meta)
-        .with_context(|| format!("cannot open {out}"))?;
+    // The store's errors name the operation and the file; the cause is
+    // their source, printed once by the error chain.
+    let (storage, resume) = FileStorage::open_download(&args.output, &meta)?;
     if let Some(w) = &resume.warning {
         eprintln!("ppspp: warning: {w}");
     }

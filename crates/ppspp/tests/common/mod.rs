@@ -143,3 +143,8 @@ pub fn first_line(mut child: Child, what: &str, prefix: &str) -> (Proc, String) 
     assert!(line.starts_with(prefix), "{what} printed {line:?}");
     (proc, line.trim().to_string())
 }
+
+/// What a finished process printed on stderr.
+pub fn stderr_of(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}

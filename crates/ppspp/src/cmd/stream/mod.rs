@@ -137,8 +137,9 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         meta = meta.with_content_len(cl);
     }
     let out = output.display();
-    let (storage, resume) =
-        FileStorage::open_download(&output, &meta).with_context(|| format!("cannot open {out}"))?;
+    // The store's errors name the operation and the file; the cause is
+    // their source, printed once by the error chain.
+    let (storage, resume) = FileStorage::open_download(&output, &meta)?;
     if let Some(w) = &resume.warning {
         eprintln!("ppspp: warning: {w}");
     }
