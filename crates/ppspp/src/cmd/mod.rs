@@ -5,6 +5,8 @@ pub mod get;
 pub mod hash;
 pub mod lab;
 pub mod node;
+pub mod output;
+pub mod progress;
 pub mod seed;
 pub mod stream;
 pub mod url;

@@ -90,18 +90,6 @@ impl<R: Read> Read for ProgressReader<R> {
     }
 }
 
-/// Bytes in human units.
-pub fn human_bytes(n: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
-    let mut v = n;
-    let mut u = 0;
-    while v >= 1000.0 && u + 1 < UNITS.len() {
-        v /= 1000.0;
-        u += 1;
-    }
-    format!("{v:.1} {}", UNITS[u])
-}
-
 /// The peers to download from: the URL's address and every `--peer`,
 /// without repeats; an error when there is none.
 pub fn peers_of(

@@ -19,11 +19,12 @@ use ppspp_core::pick::{self, MediaRate, VodWindows};
 use ppspp_core::play::{Bitrate, PlayerConfig};
 use ppspp_core::proto::{Event, SwarmSetup};
 use ppspp_core::ChunkIndex;
-use ppspp_store::{FileStorage, SwarmMeta};
+use ppspp_store::SwarmMeta;
 use tokio::net::TcpListener;
 
 use super::args;
 use super::node::{node_config, peers_of, runtime};
+use super::output::{self, Opened};
 use super::url::SwarmUrl;
 use gateway::Gateway;
 use storage::SharedStorage;
@@ -90,6 +91,10 @@ pub struct StreamArgs {
     /// Peers served at once; the others are choked and take turns (0: all).
     #[arg(long, default_value = "0")]
     pub upload_slots: usize,
+    /// Write over an existing -o file that is not a download of this swarm
+    /// (one without its checkpoint PATH.ppspp beside it).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `$XDG_CACHE_HOME/ppspp/<id>` (or `~/.cache/ppspp/<id>`, or the temp
@@ -137,12 +142,15 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         meta = meta.with_content_len(cl);
     }
     let out = output.display();
-    // The store's errors name the operation and the file; the cause is
-    // their source, printed once by the error chain.
-    let (storage, resume) = FileStorage::open_download(&output, &meta)?;
-    if let Some(w) = &resume.warning {
-        eprintln!("ppspp: warning: {w}");
+    let opened = output::open(&output, &meta, args.force)?;
+    if let Some(status) = opened.status() {
+        eprintln!("ppspp: {status}");
     }
+    let Opened {
+        target,
+        storage,
+        resume,
+    } = opened;
     let storage = SharedStorage::new(storage);
     let setup = SwarmSetup::resume(resume.tree, resume.have, Box::new(storage.clone()), picker);
     let rt = runtime()?;
@@ -204,15 +212,17 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             },
             r = async {
                 loop {
-                    match events.recv().await {
-                        Some(Event::StorageError { error, .. }) => {
+                    let Some(ev) = events.recv().await else {
+                        return Err(anyhow!("the node stopped"));
+                    };
+                    match ev {
+                        Event::StorageError { error, .. } => {
                             return Err(anyhow!("cannot store the content: {error}"));
                         }
-                        Some(Event::Complete { .. }) => {
+                        Event::Complete { .. } => {
                             eprintln!("ppspp: download complete; serving until interrupted");
                         }
-                        Some(_) => {}
-                        None => return Err(anyhow!("the node stopped")),
+                        _ => {}
                     }
                 }
             } => r,
@@ -228,6 +238,9 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     // A player still running after Ctrl-C (it got the signal too) must not
     // keep us waiting on the thread that waits for it.
     rt.shutdown_timeout(std::time::Duration::from_millis(100));
+    // Every holder of the storage is gone with the runtime: its last
+    // checkpoint is written, and the output can be judged empty.
+    target.discard_if_empty();
     result
 }
 
