@@ -14,7 +14,10 @@ use serde_json::json;
 use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::args;
-use super::node::{node_config, peers_of, progress_bar, runtime};
+use super::contacts::Contacts;
+use super::node::{
+    node_config, peers_of, progress_bar, runtime, set_connect_timeout, CONNECT_TIMEOUT,
+};
 use super::output::{self, Opened};
 use super::progress::{human_bytes, Progress, RateMeter, Summary};
 use super::url::SwarmUrl;
@@ -51,6 +54,10 @@ pub struct GetArgs {
     /// Give up after this many seconds without progress.
     #[arg(long, default_value = "60")]
     pub idle_timeout: u64,
+    /// Seconds to wait for a peer to answer the handshake (five tries);
+    /// when every peer fails to, the download fails at once.
+    #[arg(long, default_value = CONNECT_TIMEOUT, value_parser = args::seconds)]
+    pub connect_timeout: Duration,
     /// Write over an existing output file that is not a download of this
     /// swarm (one without its checkpoint PATH.ppspp beside it).
     #[arg(long)]
@@ -175,6 +182,7 @@ async fn download(
     let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
     config.endpoint.checkpoint_interval = args.checkpoint_interval;
     config.endpoint.upload_slots = args.upload_slots;
+    set_connect_timeout(&mut config.endpoint, args.connect_timeout);
     let (node, mut events, task) = ppspp_udp::start(config)
         .await
         .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -193,6 +201,8 @@ async fn download(
         args,
         node: &node,
         swarm,
+        contacts: Contacts::new(tried, args.connect_timeout),
+        swarm_id: url.root.to_hex(),
         chunk_size: url.chunk_size.bytes_u64(),
         content_len: url.content_len,
     };
@@ -221,14 +231,18 @@ struct Watch<'a> {
     args: &'a GetArgs,
     node: &'a NodeHandle,
     swarm: SwarmHandle,
+    /// What became of the peers tried.
+    contacts: Contacts,
+    swarm_id: String,
     chunk_size: u64,
     /// The content length, once known.
     content_len: Option<u64>,
 }
 
 impl Watch<'_> {
-    /// Shows progress until the swarm completes, the user interrupts, or no
-    /// progress is made for the idle timeout.
+    /// Shows progress until the swarm completes, the user interrupts, every
+    /// peer tried fails its handshake, or no progress is made for the idle
+    /// timeout.
     async fn follow(mut self, events: &mut UnboundedReceiver<Event>) -> Result<Outcome> {
         // The bar and the plain lines show the same text; a 20-column bar
         // leaves it room on an 80-column terminal (wide_msg cuts the rest).
@@ -257,6 +271,7 @@ impl Watch<'_> {
                     let Some(ev) = ev else {
                         return Ok(Outcome::Failed("the node stopped".into()));
                     };
+                    self.contacts.on_event(&ev);
                     match ev {
                         Event::Complete { .. } => {
                             bar.finish_and_clear();
@@ -268,6 +283,12 @@ impl Watch<'_> {
                         }
                         Event::ContentLength { len, .. } => self.content_len = Some(len),
                         _ => {}
+                    }
+                    // Nobody answered, or nobody has the swarm: say so now
+                    // rather than after the idle timeout.
+                    if self.contacts.all_failed() {
+                        bar.abandon();
+                        return Ok(Outcome::Failed(self.contacts.failure(&self.swarm_id)));
                     }
                 }
                 _ = tick.tick() => {
@@ -293,13 +314,8 @@ impl Watch<'_> {
                     }
                     if last_change.elapsed() >= idle {
                         bar.abandon();
-                        let why = if r.stats.peers_connected == 0 {
-                            "no peer answered".to_string()
-                        } else {
-                            format!("no progress for {} s", self.args.idle_timeout)
-                        };
-                        let at = stalled_at(&progress);
-                        return Ok(Outcome::Failed(format!("download stalled at {at}: {why}")));
+                        let at = (progress.stored > 0).then(|| stalled_at(&progress));
+                        return Ok(Outcome::Failed(self.contacts.idle(idle, at, &self.swarm_id)));
                     }
                 }
             }

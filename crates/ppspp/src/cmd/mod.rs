@@ -1,6 +1,7 @@
 //! One module per subcommand, and what they share.
 
 pub mod args;
+pub mod contacts;
 pub mod get;
 pub mod hash;
 pub mod lab;

@@ -183,3 +183,9 @@ pub fn assert_no_output(out: &Path) {
     let ck = ppspp_store::checkpoint_path(out);
     assert!(!ck.exists(), "{} left behind", ck.display());
 }
+
+/// A loopback UDP port nobody listens on (bound once, then released).
+pub fn closed_port() -> std::net::SocketAddr {
+    let s = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+    s.local_addr().unwrap()
+}
