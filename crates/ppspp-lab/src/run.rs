@@ -12,14 +12,15 @@ use crate::sim::{PeerResult, Simulation};
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    /// The scenario is wrong.
-    #[error("{0}")]
+    /// The scenario is wrong (its own message, not repeated as a source).
+    #[error(transparent)]
     Scenario(#[from] ScenarioError),
     /// The simulation could not be built.
     #[error("cannot build the simulation: {0}")]
     Build(String),
-    /// The results could not be written.
-    #[error("cannot write results: {0}")]
+    /// The results could not be written (the I/O error is the source,
+    /// not repeated in the message).
+    #[error("cannot write results")]
     Io(#[from] std::io::Error),
 }
 

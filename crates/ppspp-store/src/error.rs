@@ -7,11 +7,16 @@ use ppspp_core::VerifyError;
 use thiserror::Error;
 
 /// Why a [`FileStorage`](crate::FileStorage) could not be opened.
+///
+/// The message names what failed; the cause (the OS error, the metadata
+/// error) is the [`source`](std::error::Error::source), not repeated in the
+/// message, so that a caller printing the chain (`anyhow`'s `{:#}`) shows
+/// each cause once.
 #[derive(Debug, Error)]
 #[non_exhaustive]
 pub enum StoreError {
     /// A file operation failed.
-    #[error("{op} {}: {source}", path.display())]
+    #[error("cannot {op} {}", path.display())]
     Io {
         /// What was being done (`open`, `read`, …).
         op: &'static str,
@@ -31,7 +36,7 @@ pub enum StoreError {
     },
     /// The swarm metadata does not make a tree (wrong root length, size too
     /// large).
-    #[error("swarm metadata: {0}")]
+    #[error("bad swarm metadata")]
     Tree(#[from] VerifyError),
 }
 

@@ -20,6 +20,10 @@
 //! is skipped; an urgent one (download complete, shutting down) waits, and
 //! dropping the storage waits for the last.
 //!
+//! [`probe_download`] tells, without changing anything, whether a path
+//! holds a download of a given swarm (a content file with its checkpoint)
+//! or a file that is not one, so that a caller can refuse to overwrite it.
+//!
 //! # Disagreement
 //! On [`FileStorage::open_download`] a checkpoint is ignored (fresh start,
 //! content file kept, a warning in [`Resume::warning`]) when it is damaged,
@@ -69,10 +73,12 @@ mod file;
 mod format;
 mod open;
 mod pio;
+mod probe;
 mod writer;
 
 pub use error::StoreError;
 pub use file::{checkpoint_path, FileStorage};
+pub use probe::{probe_download, Existing};
 
 use ppspp_core::{Binmap, ChunkSize, Hash, HashFunction, PartialTree};
 

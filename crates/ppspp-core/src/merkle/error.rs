@@ -14,8 +14,9 @@ pub enum MerkleError {
     /// chunks, and libswift refuses to seed an empty file, so neither do we.
     #[error("content is empty: a Merkle tree needs at least one chunk (RFC 7574 §5)")]
     EmptyContent,
-    /// Reading the content failed.
-    #[error("reading the content failed: {0}")]
+    /// Reading the content failed (the I/O error is the source, not
+    /// repeated in the message).
+    #[error("cannot read the content")]
     Io(#[from] std::io::Error),
     /// [`MerkleTree::from_leaf_hashes`](super::MerkleTree::from_leaf_hashes)
     /// got a number of leaves that does not match the content length.

@@ -7,13 +7,19 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
 use ppspp_core::pick;
-use ppspp_core::proto::{Event, SwarmSetup};
-use ppspp_store::{FileStorage, SwarmMeta};
+use ppspp_core::proto::{Event, SwarmHandle, SwarmSetup};
+use ppspp_store::SwarmMeta;
 use ppspp_udp::{NodeHandle, Report};
 use serde_json::json;
+use tokio::sync::mpsc::UnboundedReceiver;
 
 use super::args;
-use super::node::{human_bytes, node_config, peers_of, progress_bar, runtime};
+use super::contacts::Contacts;
+use super::node::{
+    node_config, peers_of, progress_bar, runtime, set_connect_timeout, CONNECT_TIMEOUT,
+};
+use super::output::{self, Opened};
+use super::progress::{human_bytes, Progress, RateMeter, Summary};
 use super::url::SwarmUrl;
 
 /// Arguments of `ppspp get`.
@@ -48,6 +54,14 @@ pub struct GetArgs {
     /// Give up after this many seconds without progress.
     #[arg(long, default_value = "60")]
     pub idle_timeout: u64,
+    /// Seconds to wait for a peer to answer the handshake (five tries);
+    /// when every peer fails to, the download fails at once.
+    #[arg(long, default_value = CONNECT_TIMEOUT, value_parser = args::seconds)]
+    pub connect_timeout: Duration,
+    /// Write over an existing output file that is not a download of this
+    /// swarm (one without its checkpoint PATH.ppspp beside it).
+    #[arg(long)]
+    pub force: bool,
     /// Seconds between checkpoints of the download's progress (a killed
     /// process loses at most this much work).
     #[arg(long, default_value = "5", value_parser = args::seconds)]
@@ -61,7 +75,25 @@ pub struct GetArgs {
 enum Outcome {
     Complete,
     Interrupted,
-    Stalled(String),
+    /// It cannot go on: why, for the user.
+    Failed(String),
+}
+
+/// What a run of the node produced.
+struct Run {
+    outcome: Outcome,
+    report: Report,
+    elapsed: Duration,
+}
+
+/// What was stored before this run.
+struct Start {
+    /// Bytes of content.
+    bytes: u64,
+    /// Chunks.
+    chunks: u64,
+    /// Whether that is all of it.
+    complete: bool,
 }
 
 /// Downloads from every given and discovered peer while serving what it
@@ -80,155 +112,241 @@ pub fn run(args: &GetArgs) -> Result<()> {
     if let Some(cl) = url.content_len {
         meta = meta.with_content_len(cl);
     }
-    let out = args.output.display();
-    let (storage, resume) = FileStorage::open_download(&args.output, &meta)
-        .with_context(|| format!("cannot open {out}"))?;
-    if let Some(w) = &resume.warning {
-        eprintln!("ppspp: warning: {w}");
+    let opened = output::open(&args.output, &meta, args.force)?;
+    if let Some(status) = opened.status() {
+        eprintln!("ppspp: {status}");
     }
-    if resume.dropped > 0 {
-        eprintln!(
-            "ppspp: {} chunks in {out} no longer matched their hashes and will be fetched again",
-            resume.dropped
-        );
-    }
-    let at_start = resume.have.count();
+    let start = Start {
+        bytes: opened.stored_bytes(),
+        chunks: opened.resume.have.count(),
+        complete: opened.complete(),
+    };
+    let Opened {
+        target,
+        storage,
+        resume,
+    } = opened;
     let setup = SwarmSetup::resume(resume.tree, resume.have, Box::new(storage), picker);
-    let started = Instant::now();
     let rt = runtime()?;
-    rt.block_on(async {
-        let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
-        config.endpoint.checkpoint_interval = args.checkpoint_interval;
-        config.endpoint.upload_slots = args.upload_slots;
-        let (node, mut events, task) = ppspp_udp::start(config)
-            .await
-            .with_context(|| format!("cannot listen on {}", args.listen))?;
-        let swarm = node.add_swarm(setup).await?;
-        for p in &peers {
-            node.connect(swarm, *p)?;
-        }
-        let outcome = follow(args, &node, swarm, &mut events, url.chunk_size.bytes_u64()).await?;
-        let elapsed = started.elapsed();
-        let report = node.report(swarm).await?;
-        if matches!(outcome, Outcome::Complete) && args.seed_after {
-            eprintln!("ppspp: download complete; seeding until interrupted");
-            tokio::signal::ctrl_c().await?;
-        }
-        node.shutdown().await?;
-        task.await??;
-        if let Some(path) = &args.stats_json {
-            write_stats(
-                path,
-                &report,
-                at_start,
-                elapsed,
-                matches!(outcome, Outcome::Complete),
-            )?;
-        }
-        match outcome {
-            Outcome::Complete => Ok(()),
-            Outcome::Interrupted => {
-                bail!("interrupted; progress is checkpointed, run the same command to resume")
+    let run = rt.block_on(download(args, &url, &peers, setup, &start));
+    // Dropping the runtime ends every task still holding the node, whose
+    // storage then writes its last checkpoint: only after that may the
+    // output be judged empty.
+    drop(rt);
+    let complete = matches!(&run, Ok(r) if matches!(r.outcome, Outcome::Complete));
+    let discarded = !complete && target.discard_if_empty();
+    let run = run?;
+    match run.outcome {
+        Outcome::Complete => {
+            if !start.complete {
+                eprintln!("ppspp: {}", summary(target.path(), &run, &start).line());
             }
-            Outcome::Stalled(why) => bail!("{why}"),
+            Ok(())
         }
+        Outcome::Interrupted if discarded => bail!("interrupted before any data arrived"),
+        Outcome::Interrupted => {
+            bail!("interrupted; progress is checkpointed, run the same command to resume")
+        }
+        Outcome::Failed(why) => bail!("{why}"),
+    }
+}
+
+/// The line printed at the end of a successful download: the size is the
+/// complete file's, the rest this run's.
+fn summary(path: &std::path::Path, run: &Run, start: &Start) -> Summary {
+    let size = std::fs::metadata(path).map_or(0, |m| m.len());
+    Summary {
+        path: path.display().to_string(),
+        size,
+        resumed: start.bytes,
+        elapsed: run.elapsed,
+        peers: run
+            .report
+            .stats
+            .peers
+            .values()
+            .filter(|p| p.chunks_received > 0)
+            .count(),
+    }
+}
+
+/// Runs the node: connects to the peers, follows the download to its end,
+/// shuts the node down (last checkpoint written) and writes the stats.
+async fn download(
+    args: &GetArgs,
+    url: &SwarmUrl,
+    peers: &[SocketAddr],
+    setup: SwarmSetup,
+    start: &Start,
+) -> Result<Run> {
+    let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
+    config.endpoint.checkpoint_interval = args.checkpoint_interval;
+    config.endpoint.upload_slots = args.upload_slots;
+    set_connect_timeout(&mut config.endpoint, args.connect_timeout);
+    let (node, mut events, task) = ppspp_udp::start(config)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))?;
+    let swarm = node.add_swarm(setup).await?;
+    let started = Instant::now();
+    // A complete file needs no peer, unless it is to be served.
+    let tried: &[SocketAddr] = if start.complete && !args.seed_after {
+        &[]
+    } else {
+        peers
+    };
+    for p in tried {
+        node.connect(swarm, *p)?;
+    }
+    let watch = Watch {
+        args,
+        node: &node,
+        swarm,
+        contacts: Contacts::new(tried, args.connect_timeout),
+        swarm_id: url.root.to_hex(),
+        chunk_size: url.chunk_size.bytes_u64(),
+        content_len: url.content_len,
+    };
+    let outcome = watch.follow(&mut events).await?;
+    let elapsed = started.elapsed();
+    let report = node.report(swarm).await?;
+    if matches!(outcome, Outcome::Complete) && args.seed_after {
+        eprintln!("ppspp: download complete; seeding until interrupted");
+        tokio::signal::ctrl_c().await?;
+    }
+    node.shutdown().await?;
+    task.await??;
+    if let Some(path) = &args.stats_json {
+        let complete = matches!(outcome, Outcome::Complete);
+        write_stats(path, &report, start.chunks, elapsed, complete)?;
+    }
+    Ok(Run {
+        outcome,
+        report,
+        elapsed,
     })
 }
 
-/// Shows progress until the swarm completes, the user interrupts, or no
-/// progress is made for the idle timeout.
-async fn follow(
-    args: &GetArgs,
-    node: &NodeHandle,
-    swarm: ppspp_core::proto::SwarmHandle,
-    events: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
+/// A download being followed.
+struct Watch<'a> {
+    args: &'a GetArgs,
+    node: &'a NodeHandle,
+    swarm: SwarmHandle,
+    /// What became of the peers tried.
+    contacts: Contacts,
+    swarm_id: String,
     chunk_size: u64,
-) -> Result<Outcome> {
-    let bar = progress_bar(
-        0,
-        "{bar:40} {bytes}/{total_bytes} {bytes_per_sec} {msg} ETA {eta}",
-    );
-    let mut tick = tokio::time::interval(Duration::from_millis(250));
-    let mut last_line = Instant::now();
-    let mut last_have = u64::MAX;
-    let mut last_change = Instant::now();
-    let mut last_bytes = 0u64;
-    let mut last_rate_at = Instant::now();
-    // One listener for the whole download. A new `ctrl_c()` each turn of
-    // the loop completes only on a Ctrl-C after its first poll, and once
-    // tokio's handler is installed the signal no longer ends the process:
-    // a Ctrl-C between two turns was lost, and the download ran on (seen
-    // in CI as an interrupted `get` that exited with success).
-    let interrupt = tokio::signal::ctrl_c();
-    tokio::pin!(interrupt);
-    loop {
-        tokio::select! {
-            r = &mut interrupt => {
-                r?;
-                bar.abandon();
-                return Ok(Outcome::Interrupted);
-            }
-            ev = events.recv() => match ev {
-                Some(Event::Complete { .. }) => {
-                    bar.finish_and_clear();
-                    return Ok(Outcome::Complete);
-                }
-                Some(Event::StorageError { error, .. }) => {
+    /// The content length, once known.
+    content_len: Option<u64>,
+}
+
+impl Watch<'_> {
+    /// Shows progress until the swarm completes, the user interrupts, every
+    /// peer tried fails its handshake, or no progress is made for the idle
+    /// timeout.
+    async fn follow(mut self, events: &mut UnboundedReceiver<Event>) -> Result<Outcome> {
+        // The bar and the plain lines show the same text; a 20-column bar
+        // leaves it room on an 80-column terminal (wide_msg cuts the rest).
+        let bar = progress_bar(0, "{bar:20} {wide_msg}");
+        let mut tick = tokio::time::interval(Duration::from_millis(250));
+        let mut last_line = Instant::now();
+        let mut last_have = u64::MAX;
+        let mut last_change = Instant::now();
+        let mut meter = RateMeter::new(Duration::from_secs(5));
+        let idle = Duration::from_secs(self.args.idle_timeout);
+        // One listener for the whole download. A new `ctrl_c()` each turn of
+        // the loop completes only on a Ctrl-C after its first poll, and once
+        // tokio's handler is installed the signal no longer ends the process:
+        // a Ctrl-C between two turns was lost, and the download ran on (seen
+        // in CI as an interrupted `get` that exited with success).
+        let interrupt = tokio::signal::ctrl_c();
+        tokio::pin!(interrupt);
+        loop {
+            tokio::select! {
+                r = &mut interrupt => {
+                    r?;
                     bar.abandon();
-                    return Ok(Outcome::Stalled(format!("cannot store the content: {error}")));
+                    return Ok(Outcome::Interrupted);
                 }
-                Some(_) => {}
-                None => return Ok(Outcome::Stalled("the node stopped".into())),
-            },
-            _ = tick.tick() => {
-                let r = node.report(swarm).await?;
-                if r.complete {
-                    bar.finish_and_clear();
-                    return Ok(Outcome::Complete);
-                }
-                if r.have != last_have {
-                    last_have = r.have;
-                    last_change = Instant::now();
-                }
-                let total = r.chunk_count.map(|n| n * chunk_size);
-                if let Some(t) = total {
-                    bar.set_length(t);
-                }
-                bar.set_position((r.have * chunk_size).min(total.unwrap_or(u64::MAX)));
-                bar.set_message(format!("{} peers", r.stats.peers_connected));
-                if bar.is_hidden() && last_line.elapsed() >= Duration::from_secs(2) {
-                    let bytes = r.stats.payload_bytes_received;
-                    let rate = (bytes - last_bytes.min(bytes)) as f64 / last_rate_at.elapsed().as_secs_f64();
-                    last_bytes = bytes;
-                    last_rate_at = Instant::now();
-                    last_line = Instant::now();
-                    eprintln!("{}", progress_line(&r, rate));
-                }
-                if last_change.elapsed() >= Duration::from_secs(args.idle_timeout) {
-                    bar.abandon();
-                    let why = if r.stats.peers_connected == 0 {
-                        "no peer answered".to_string()
-                    } else {
-                        format!("no progress for {} s", args.idle_timeout)
+                ev = events.recv() => {
+                    let Some(ev) = ev else {
+                        return Ok(Outcome::Failed("the node stopped".into()));
                     };
-                    return Ok(Outcome::Stalled(format!("download stalled at {} chunks: {why}", r.have)));
+                    self.contacts.on_event(&ev);
+                    match ev {
+                        Event::Complete { .. } => {
+                            bar.finish_and_clear();
+                            return Ok(Outcome::Complete);
+                        }
+                        Event::StorageError { error, .. } => {
+                            bar.abandon();
+                            return Ok(Outcome::Failed(format!("cannot store the content: {error}")));
+                        }
+                        Event::ContentLength { len, .. } => self.content_len = Some(len),
+                        _ => {}
+                    }
+                    // Nobody answered, or nobody has the swarm: say so now
+                    // rather than after the idle timeout.
+                    if self.contacts.all_failed() {
+                        bar.abandon();
+                        return Ok(Outcome::Failed(self.contacts.failure(&self.swarm_id)));
+                    }
+                }
+                _ = tick.tick() => {
+                    let r = self.node.report(self.swarm).await?;
+                    if r.complete {
+                        bar.finish_and_clear();
+                        return Ok(Outcome::Complete);
+                    }
+                    if r.have != last_have {
+                        last_have = r.have;
+                        last_change = Instant::now();
+                    }
+                    meter.record(Instant::now(), r.stats.payload_bytes_received);
+                    let progress = self.progress(&r, meter.rate());
+                    if let Some(t) = progress.total {
+                        bar.set_length(t);
+                    }
+                    bar.set_position(progress.stored);
+                    bar.set_message(progress.line());
+                    if bar.is_hidden() && last_line.elapsed() >= Duration::from_secs(2) {
+                        last_line = Instant::now();
+                        eprintln!("ppspp: {}", progress.line());
+                    }
+                    if last_change.elapsed() >= idle {
+                        bar.abandon();
+                        let at = (progress.stored > 0).then(|| stalled_at(&progress));
+                        return Ok(Outcome::Failed(self.contacts.idle(idle, at, &self.swarm_id)));
+                    }
                 }
             }
         }
     }
+
+    /// Where the download stands: bytes stored (resumed ones included; the
+    /// last chunk may be short, so at most the content length).
+    fn progress(&self, r: &Report, rate: f64) -> Progress {
+        let total = self
+            .content_len
+            .or_else(|| r.chunk_count.map(|n| n * self.chunk_size));
+        Progress {
+            stored: (r.have * self.chunk_size).min(total.unwrap_or(u64::MAX)),
+            total,
+            rate,
+            peers: r.stats.peers_connected,
+        }
+    }
 }
 
-fn progress_line(r: &Report, rate: f64) -> String {
-    let pct = r
-        .chunk_count
-        .map(|n| format!("{:.1}%", 100.0 * r.have as f64 / n.max(1) as f64));
-    format!(
-        "ppspp: {} chunks ({}) {}/s, {} peers",
-        r.have,
-        pct.unwrap_or_else(|| "size unknown".into()),
-        human_bytes(rate),
-        r.stats.peers_connected
-    )
+/// "1.2 MiB of 3.0 MiB", or "1.2 MiB" while the size is unknown.
+fn stalled_at(p: &Progress) -> String {
+    match p.total {
+        Some(t) => format!(
+            "{} of {}",
+            human_bytes(p.stored as f64),
+            human_bytes(t as f64)
+        ),
+        None => human_bytes(p.stored as f64),
+    }
 }
 
 fn write_stats(

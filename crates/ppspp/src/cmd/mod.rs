@@ -1,10 +1,13 @@
 //! One module per subcommand, and what they share.
 
 pub mod args;
+pub mod contacts;
 pub mod get;
 pub mod hash;
 pub mod lab;
 pub mod node;
+pub mod output;
+pub mod progress;
 pub mod seed;
 pub mod stream;
 pub mod url;

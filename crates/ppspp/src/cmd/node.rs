@@ -63,6 +63,27 @@ pub fn announce_addr(bound: SocketAddr) -> SocketAddr {
     SocketAddr::new(ip, bound.port())
 }
 
+/// Handshakes sent to a peer before giving up on it; at least three, so
+/// that the libswift fallback (the third try drops options 8 and 9, see
+/// `Compat::Auto`) gets its turn.
+pub const HANDSHAKE_TRIES: u32 = 5;
+
+/// Default of `--connect-timeout`: how long a downloading node waits for a
+/// peer to answer its handshake. The core's default (1 s doubling over 5
+/// tries: 31 s) suits a node that serves; a user waiting for a download to
+/// start should hear sooner that nobody answers, and a handshake answer
+/// takes one round trip: 15 s still spans five tries with the first retry
+/// at about half a second, beyond any terrestrial round trip.
+pub const CONNECT_TIMEOUT: &str = "15";
+
+/// Spreads the handshake tries over `timeout`: the retry delay doubles
+/// from `timeout / (2^tries - 1)`, so the last try's wait ends at
+/// `timeout`, when the channel closes with `CloseReason::HandshakeTimeout`.
+pub fn set_connect_timeout(endpoint: &mut EndpointConfig, timeout: Duration) {
+    endpoint.handshake_attempts = HANDSHAKE_TRIES;
+    endpoint.handshake_retry = timeout / (2u32.pow(HANDSHAKE_TRIES) - 1);
+}
+
 /// A progress bar on a terminal, hidden otherwise.
 pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {
@@ -88,18 +109,6 @@ impl<R: Read> Read for ProgressReader<R> {
         self.bar.inc(n as u64);
         Ok(n)
     }
-}
-
-/// Bytes in human units.
-pub fn human_bytes(n: f64) -> String {
-    const UNITS: [&str; 5] = ["B", "kB", "MB", "GB", "TB"];
-    let mut v = n;
-    let mut u = 0;
-    while v >= 1000.0 && u + 1 < UNITS.len() {
-        v /= 1000.0;
-        u += 1;
-    }
-    format!("{v:.1} {}", UNITS[u])
 }
 
 /// The peers to download from: the URL's address and every `--peer`,

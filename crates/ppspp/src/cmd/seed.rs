@@ -72,8 +72,8 @@ pub fn run(args: &SeedArgs) -> Result<()> {
         Err(e) => return Err(e).with_context(|| format!("cannot hash {path}")),
     };
     bar.finish_and_clear();
-    let storage = FileStorage::seed(&args.file, args.chunk_size)
-        .with_context(|| format!("cannot serve {path}"))?;
+    // The store's errors name the operation and the file already.
+    let storage = FileStorage::seed(&args.file, args.chunk_size)?;
     let rt = runtime()?;
     rt.block_on(async {
         let mut config = node_config(args.listen, args.upload_limit, None);

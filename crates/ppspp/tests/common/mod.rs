@@ -64,14 +64,21 @@ pub fn seed(file: &Path, args: &[&str]) -> Seeder {
     Seeder { proc, url }
 }
 
-/// Runs `ppspp get TARGET -o OUT ARGS…` to its end.
+/// Runs `ppspp get TARGET -o OUT ARGS…` to its end (with a 30 s idle
+/// timeout unless ARGS set one).
 pub fn get(target: &str, out: &Path, args: &[&str]) -> Output {
+    let idle: &[&str] = if args.contains(&"--idle-timeout") {
+        &[]
+    } else {
+        &["--idle-timeout", "30"]
+    };
     Command::new(bin())
         .arg("get")
         .arg(target)
         .arg("-o")
         .arg(out)
-        .args(["--listen", "127.0.0.1:0", "--idle-timeout", "30"])
+        .args(["--listen", "127.0.0.1:0"])
+        .args(idle)
         .args(args)
         .output()
         .expect("run get")
@@ -143,4 +150,43 @@ pub fn first_line(mut child: Child, what: &str, prefix: &str) -> (Proc, String) 
         .unwrap_or_else(|_| panic!("{what} printed no URL"));
     assert!(line.starts_with(prefix), "{what} printed {line:?}");
     (proc, line.trim().to_string())
+}
+
+/// What a finished process printed on stderr.
+pub fn stderr_of(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Asserts that the process failed and that its stderr contains every
+/// one of `parts`; returns its stderr.
+pub fn assert_fails_with(out: &Output, parts: &[&str]) -> String {
+    let err = stderr_of(out);
+    assert!(
+        !out.status.success(),
+        "expected a failure, got exit {:?}\nstderr: {err}",
+        out.status
+    );
+    for p in parts {
+        assert!(err.contains(p), "stderr lacks {p:?}:\n{err}");
+    }
+    err
+}
+
+/// A UDP socket on loopback that never answers: a peer that drops every
+/// datagram (a firewall, a host that is down). Keep it alive while used.
+pub fn silent_peer() -> std::net::UdpSocket {
+    std::net::UdpSocket::bind("127.0.0.1:0").expect("bind a silent peer")
+}
+
+/// Asserts that `get` left neither a content file nor a checkpoint at `out`.
+pub fn assert_no_output(out: &Path) {
+    assert!(!out.exists(), "{} left behind", out.display());
+    let ck = ppspp_store::checkpoint_path(out);
+    assert!(!ck.exists(), "{} left behind", ck.display());
+}
+
+/// A loopback UDP port nobody listens on (bound once, then released).
+pub fn closed_port() -> std::net::SocketAddr {
+    let s = std::net::UdpSocket::bind("127.0.0.1:0").expect("bind");
+    s.local_addr().unwrap()
 }

@@ -13,17 +13,19 @@ use std::process::ExitStatus;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use ppspp_core::pick::{self, MediaRate, VodWindows};
 use ppspp_core::play::{Bitrate, PlayerConfig};
 use ppspp_core::proto::{Event, SwarmSetup};
 use ppspp_core::ChunkIndex;
-use ppspp_store::{FileStorage, SwarmMeta};
+use ppspp_store::SwarmMeta;
 use tokio::net::TcpListener;
 
 use super::args;
-use super::node::{node_config, peers_of, runtime};
+use super::contacts::Contacts;
+use super::node::{node_config, peers_of, runtime, set_connect_timeout, CONNECT_TIMEOUT};
+use super::output::{self, Opened};
 use super::url::SwarmUrl;
 use gateway::Gateway;
 use storage::SharedStorage;
@@ -90,6 +92,15 @@ pub struct StreamArgs {
     /// Peers served at once; the others are choked and take turns (0: all).
     #[arg(long, default_value = "0")]
     pub upload_slots: usize,
+    /// Seconds to wait for a peer to answer the handshake (five tries);
+    /// when every peer fails to and the content is not complete, the
+    /// command fails at once.
+    #[arg(long, default_value = CONNECT_TIMEOUT, value_parser = args::seconds)]
+    pub connect_timeout: Duration,
+    /// Write over an existing -o file that is not a download of this swarm
+    /// (one without its checkpoint PATH.ppspp beside it).
+    #[arg(long)]
+    pub force: bool,
 }
 
 /// `$XDG_CACHE_HOME/ppspp/<id>` (or `~/.cache/ppspp/<id>`, or the temp
@@ -137,17 +148,23 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         meta = meta.with_content_len(cl);
     }
     let out = output.display();
-    let (storage, resume) =
-        FileStorage::open_download(&output, &meta).with_context(|| format!("cannot open {out}"))?;
-    if let Some(w) = &resume.warning {
-        eprintln!("ppspp: warning: {w}");
+    let opened = output::open(&output, &meta, args.force)?;
+    if let Some(status) = opened.status() {
+        eprintln!("ppspp: {status}");
     }
+    let mut complete = opened.complete();
+    let Opened {
+        target,
+        storage,
+        resume,
+    } = opened;
     let storage = SharedStorage::new(storage);
     let setup = SwarmSetup::resume(resume.tree, resume.have, Box::new(storage.clone()), picker);
     let rt = runtime()?;
     let result = rt.block_on(async {
         let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
         config.endpoint.upload_slots = args.upload_slots;
+        set_connect_timeout(&mut config.endpoint, args.connect_timeout);
         let (node, mut events, task) = ppspp_udp::start(config)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -158,6 +175,8 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         for p in &peers {
             node.connect(swarm, *p)?;
         }
+        let mut contacts = Contacts::new(&peers, args.connect_timeout);
+        let swarm_id = id.clone();
         let listener = TcpListener::bind(args.http)
             .await
             .with_context(|| format!("cannot serve HTTP on {}", args.http))?;
@@ -203,15 +222,24 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             },
             r = async {
                 loop {
-                    match events.recv().await {
-                        Some(Event::StorageError { error, .. }) => {
+                    let Some(ev) = events.recv().await else {
+                        return Err(anyhow!("the node stopped"));
+                    };
+                    contacts.on_event(&ev);
+                    match ev {
+                        Event::StorageError { error, .. } => {
                             return Err(anyhow!("cannot store the content: {error}"));
                         }
-                        Some(Event::Complete { .. }) => {
+                        Event::Complete { .. } => {
+                            complete = true;
                             eprintln!("ppspp: download complete; serving until interrupted");
                         }
-                        Some(_) => {}
-                        None => return Err(anyhow!("the node stopped")),
+                        _ => {}
+                    }
+                    // A player would wait forever for what nobody can send;
+                    // complete content needs no peer.
+                    if !complete && contacts.all_failed() {
+                        bail!("{}", contacts.failure(&swarm_id));
                     }
                 }
             } => r,
@@ -227,6 +255,9 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     // A player still running after Ctrl-C (it got the signal too) must not
     // keep us waiting on the thread that waits for it.
     rt.shutdown_timeout(std::time::Duration::from_millis(100));
+    // Every holder of the storage is gone with the runtime: its last
+    // checkpoint is written, and the output can be judged empty.
+    target.discard_if_empty();
     result
 }
 
