@@ -71,8 +71,9 @@ pub enum OutDirError {
         /// Who was to write there.
         writer: Writer,
     },
-    /// Listing or clearing it failed.
-    #[error("{}: {source}", path.display())]
+    /// Listing or clearing it failed (the I/O error is the source, not
+    /// repeated in the message: a CLI prints the chain).
+    #[error("cannot write results to {}", path.display())]
     Io {
         /// What could not be read or removed.
         path: PathBuf,

@@ -1,14 +1,8 @@
 //! `ppspp hash`: roots on stdout and nothing else; clear errors otherwise.
 
+mod common;
+use common::ppspp;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn ppspp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ppspp"))
-        .args(args)
-        .output()
-        .expect("run ppspp")
-}
 
 fn write(dir: &Path, name: &str, bytes: &[u8]) -> String {
     let path = dir.join(name);

@@ -1,16 +1,8 @@
 //! `ppspp lab run` and `ppspp lab sweep`: a results folder, a determinism
 //! check that passes, scenario errors with file and line, and a sweep table.
 
-use std::process::{Command, Output};
-
-const SMALL: &str = include_str!("../../ppspp-lab/tests/small_swarm.toml");
-
-fn ppspp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ppspp"))
-        .args(args)
-        .output()
-        .expect("run ppspp")
-}
+mod common;
+use common::{ppspp, SMALL};
 
 /// A temporary folder holding the small swarm's scenario file.
 fn small_scenario() -> (tempfile::TempDir, std::path::PathBuf) {

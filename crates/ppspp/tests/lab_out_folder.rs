@@ -3,17 +3,10 @@
 //! (and only that); a run goes into an empty folder or over an earlier
 //! run's, and refuses one holding other files unless `--force`.
 
+mod common;
+use common::{ppspp, SMALL};
 use std::path::Path;
-use std::process::{Command, Output};
-
-const SMALL: &str = include_str!("../../ppspp-lab/tests/small_swarm.toml");
-
-fn ppspp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ppspp"))
-        .args(args)
-        .output()
-        .expect("run ppspp")
-}
+use std::process::Output;
 
 fn ok(o: &Output) {
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -2,16 +2,8 @@
 //! in `lab sweep`, never a line of the scenario file (unrelated) or of a
 //! sweep point's file (never written when the point is refused).
 
-use std::process::{Command, Output};
-
-const SMALL: &str = include_str!("../../ppspp-lab/tests/small_swarm.toml");
-
-fn ppspp(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ppspp"))
-        .args(args)
-        .output()
-        .expect("run ppspp")
-}
+mod common;
+use common::{ppspp, SMALL};
 
 #[test]
 fn set_errors_name_the_override() {

@@ -85,6 +85,24 @@ fn libswift_seeds_to_ppspp() {
         );
         let what = format!("libswift → ppspp, {len} B");
         assert_ok(&res, &what);
+        // Our first handshake, with options 8 and 9, is taken as sent: no
+        // complaint about it (libswift marks them "?hs"), and no retry
+        // without them was needed.
+        let log = seeder.log();
+        assert!(
+            log.contains("opened as channel"),
+            "{what}: no channel in libswift's log"
+        );
+        assert!(!log.contains("?hs"), "{what}: libswift refused a handshake");
+        // (Its log names a handshake to channel 0, an opening one, "id 0".)
+        let openings = log
+            .lines()
+            .filter(|l| l.starts_with("StaticOnHandshake") && l.contains(" id 0 "))
+            .count();
+        assert_eq!(
+            openings, 1,
+            "{what}: more than one opening handshake reached libswift"
+        );
         assert_same(&out, &data, &what);
         let s = stats(&stats_path);
         assert_eq!(s["chunks_rejected"], 0, "{what}");
@@ -104,7 +122,7 @@ fn libswift_seeder_with_a_ppspp_and_a_libswift_leecher() {
     let (src, data) = content(dir.path(), len);
     let root = root_of(&src);
     let seeder = libswift::seed(&swift, &src, &dir.path().join("swift-seed"));
-    let swift_addr = format!("127.0.0.1:{}", libswift::free_port());
+    let swift_addr = libswift::free_addr();
     let swift_out = dir.path().join("swift-dl");
     let swift_get = libswift::spawn_get(&swift, &seeder.addr, &root, &swift_out, Some(&swift_addr));
     let out = dir.path().join("ppspp-dl");
@@ -126,7 +144,7 @@ fn ppspp_seeder_with_a_libswift_and_a_ppspp_leecher() {
     let len = 5_000_000;
     let (src, data) = content(dir.path(), len);
     let seeder = seed(&src, &[]);
-    let swift_addr = format!("127.0.0.1:{}", libswift::free_port());
+    let swift_addr = libswift::free_addr();
     let swift_out = dir.path().join("swift-dl");
     let swift_get = libswift::spawn_get(
         &swift,

@@ -148,7 +148,8 @@ impl Endpoint {
 
     /// Opens a channel to `peer` in `swarm` (the first datagram of the
     /// handshake goes out with the next [`Endpoint::poll_transmit`]).
-    /// Returns `None` if there is one already or a limit is reached.
+    /// Returns `None` if there is one already or a limit is reached, or
+    /// if `peer` is our own address (with an [`Event::Closed`] saying so).
     pub fn connect(
         &mut self,
         now: Instant,
@@ -166,7 +167,17 @@ impl Endpoint {
             .channels
             .iter()
             .any(|c| self.channels.get(c).is_some_and(|ch| ch.peer == peer));
-        if full || exists || s.closing || s.banned.contains(&peer) || self.is_own_address(peer) {
+        if self.is_own_address(peer) {
+            // Said, so that a driver told to connect to itself can tell
+            // its user.
+            self.events.push_back(Event::Closed {
+                swarm,
+                peer,
+                reason: CloseReason::OwnAddress,
+            });
+            return None;
+        }
+        if full || exists || s.closing || s.banned.contains(&peer) {
             return None;
         }
         let local = self.fresh_channel_id();

@@ -395,6 +395,12 @@ pub struct PeerGroup {
     /// §III-B) instead of plain turns.
     #[serde(default)]
     pub weighted_uploads: bool,
+    /// How far the group's clocks run ahead of the lab's: DATA carries the
+    /// sender's wall clock (RFC 7574 §8.6), so peers of groups with other
+    /// offsets see one-way delays off by the difference, which LEDBAT's
+    /// base delay cancels (RFC 6817 §3.4). Default 0.
+    #[serde(default)]
+    pub clock_offset: Option<Dur>,
     /// A viewer watching the content while it downloads (leechers only).
     #[serde(default)]
     pub player: Option<PlayerSpec>,

@@ -596,6 +596,10 @@ impl Partition {
     }
 }
 
+/// The lab's wall clock at virtual time zero, 2026-01-01T00:00:00Z in µs
+/// since the Unix epoch: DATA timestamps look like a real node's.
+const LAB_EPOCH_MICROS: u64 = 1_767_225_600_000_000;
+
 /// The endpoint configuration of peer group `group`.
 fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
     let g = scenario.peers[group].get_ref();
@@ -606,6 +610,9 @@ fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
         // A simulated peer has no disk to checkpoint to.
         checkpoint_interval: Duration::from_secs(3600),
         weighted_uploads: g.weighted_uploads,
+        wall_clock_offset: LAB_EPOCH_MICROS
+            + g.clock_offset
+                .map_or(0, |d| ppspp_core::time::duration_micros(d.0)),
         ..EndpointConfig::default()
     };
     if let Some(slots) = g.upload_slots {
@@ -616,4 +623,26 @@ fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
         c.pex_connect_limit = m.div_ceil(2);
     }
     c
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_group_clock_offset_moves_its_wire_clock() {
+        let text = include_str!("../../tests/small_swarm.toml").replace(
+            "role = \"leecher\"",
+            "role = \"leecher\"\nclock_offset = \"3s\"",
+        );
+        let scenario = crate::scenario::parse(&text, "t.toml").unwrap();
+        assert_eq!(
+            endpoint_config(&scenario, 0).wall_clock_offset,
+            LAB_EPOCH_MICROS
+        );
+        assert_eq!(
+            endpoint_config(&scenario, 1).wall_clock_offset,
+            LAB_EPOCH_MICROS + 3_000_000
+        );
+    }
 }

@@ -29,6 +29,8 @@ enum Fate {
     Refused,
     /// The peer answered with options we cannot accept.
     Incompatible(String),
+    /// The address is this node's own (our handshake came back to us).
+    Own,
     /// The channel was open, then ended.
     Left(CloseReason),
 }
@@ -90,6 +92,7 @@ impl Contacts {
             (_, CloseReason::HandshakeTimeout) => Fate::NoAnswer,
             (_, CloseReason::Refused) => Fate::Refused,
             (_, CloseReason::Protocol(why)) => Fate::Incompatible(why.clone()),
+            (_, CloseReason::OwnAddress) => Fate::Own,
             (_, r) => Fate::Left(r.clone()),
         };
     }
@@ -100,10 +103,12 @@ impl Contacts {
     pub fn all_failed(&self) -> bool {
         !self.answered
             && !self.peers.is_empty()
-            && self
-                .peers
-                .values()
-                .all(|f| matches!(f, Fate::NoAnswer | Fate::Refused | Fate::Incompatible(_)))
+            && self.peers.values().all(|f| {
+                matches!(
+                    f,
+                    Fate::NoAnswer | Fate::Refused | Fate::Incompatible(_) | Fate::Own
+                )
+            })
     }
 
     /// Why nothing could be downloaded when [`Contacts::all_failed`]: one
@@ -172,6 +177,10 @@ impl Contacts {
                  size and hash function in the URL; or it has no room for more peers)",
                 names(&refused)
             ));
+        }
+        let own = self.with(|f| *f == Fate::Own);
+        if !own.is_empty() {
+            parts.push(format!("{} is this node's own address", names(&own)));
         }
         for (peer, fate) in &self.peers {
             if let Fate::Incompatible(why) = fate {

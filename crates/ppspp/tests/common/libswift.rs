@@ -2,7 +2,6 @@
 //! `swift` in `../shared/tools/libswift/` beside the repository (or where
 //! `PPSPP_LIBSWIFT` points). Its README gives the command lines used here.
 
-use std::net::UdpSocket;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
@@ -18,36 +17,46 @@ pub fn binary() -> Option<PathBuf> {
     beside.is_file().then_some(beside)
 }
 
-/// A free UDP port on loopback (released again: libswift binds it itself).
-pub fn free_port() -> u16 {
-    let s = UdpSocket::bind("127.0.0.1:0").unwrap();
-    s.local_addr().unwrap().port()
+/// A free loopback address for libswift to bind itself.
+pub fn free_addr() -> String {
+    super::closed_port().to_string()
 }
 
 /// A running libswift seeder of a scratch copy of `file` (it writes its
-/// `.mhash` and `.mbinmap` beside the file it seeds).
+/// `.mhash` and `.mbinmap` beside the file it seeds), with its debug
+/// output (`-B`) in `log`.
 pub struct SwiftSeeder {
     pub proc: Proc,
     pub addr: String,
+    pub log: PathBuf,
+}
+
+impl SwiftSeeder {
+    /// Its debug output so far.
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(&self.log).unwrap_or_default()
+    }
 }
 
 pub fn seed(swift: &Path, file: &Path, scratch: &Path) -> SwiftSeeder {
     std::fs::create_dir_all(scratch).unwrap();
     let copy = scratch.join("content");
     std::fs::copy(file, &copy).unwrap();
-    let addr = format!("127.0.0.1:{}", free_port());
+    let addr = free_addr();
+    let log = scratch.join("seed.log");
     let child = Command::new(swift)
         .arg("-f")
         .arg(&copy)
-        .args(["-l", &addr])
+        .args(["-l", &addr, "-B"])
         .stdin(Stdio::null())
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(std::fs::File::create(&log).unwrap())
         .spawn()
         .expect("spawn libswift seeder");
     let seeder = SwiftSeeder {
         proc: Proc(child),
         addr,
+        log,
     };
     // It hashes the file before it listens; its .mhash appears when done.
     let mhash = scratch.join("content.mhash");

@@ -11,6 +11,14 @@ use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc;
 use std::time::Duration;
 
+/// The lab's small test swarm (1 seeder, 5 leechers arriving 5 s apart).
+pub const SMALL: &str = include_str!("../../../ppspp-lab/tests/small_swarm.toml");
+
+/// Runs `ppspp ARGS…` to its end.
+pub fn ppspp(args: &[&str]) -> Output {
+    Command::new(bin()).args(args).output().expect("run ppspp")
+}
+
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_ppspp")
 }
