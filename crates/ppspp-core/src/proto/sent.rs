@@ -76,6 +76,43 @@ impl InFlight {
         out
     }
 
+    /// The peer announced `range` (HAVE): DATA of it in flight needs no
+    /// ACK any more. libswift answers a DATA it already has with a HAVE,
+    /// not an ACK; waiting for that ACK ended in a retransmission timeout.
+    /// No round-trip sample and no loss inference: a HAVE says nothing of
+    /// when or whether our DATA arrived. Returns the bytes taken out.
+    pub fn on_have(&mut self, range: ChunkRange) -> u64 {
+        if self.bytes == 0 {
+            return 0;
+        }
+        let mut freed = 0;
+        for s in self.queue.iter_mut().filter(|s| !s.acked) {
+            if range.first().0 <= s.chunk && s.chunk <= range.last().0 {
+                s.acked = true;
+                freed += s.bytes;
+            }
+        }
+        self.bytes -= freed;
+        freed
+    }
+
+    /// The retransmission timer: once the oldest DATA in flight is older
+    /// than `rto`, the whole flight is declared lost; returns the bytes (0:
+    /// the timer has not fired). One expiry is one loss episode: the ACK
+    /// clock has stopped, and whatever is still in flight was sent before
+    /// the timer fired (after an RTO, TCP resends from the first
+    /// unacknowledged byte, RFC 5681 §3.1, and backs off once, RFC 6298
+    /// §5.5). Expiring the flight in slices, each an RTO after the last and
+    /// each doubling it, stalled a channel for the sum of the doubled
+    /// timeouts when a whole window was lost at once: 11–17 s against
+    /// libswift, whose socket buffer overflowed at 100 MB over loopback.
+    pub fn on_rto(&mut self, now: Instant, rto: Duration) -> u64 {
+        match self.oldest() {
+            Some(at) if now.saturating_since(at) >= rto => self.expire(now, Duration::ZERO),
+            _ => 0,
+        }
+    }
+
     /// Declares lost every DATA older than `rto`; returns the bytes.
     pub fn expire(&mut self, now: Instant, rto: Duration) -> u64 {
         let mut lost = 0;
@@ -146,5 +183,28 @@ mod tests {
         assert_eq!(f.oldest(), Some(t(5)));
         assert_eq!(f.expire(t(1000), Duration::from_millis(500)), 100);
         assert_eq!(f.bytes(), 0);
+    }
+
+    #[test]
+    fn a_timeout_takes_the_whole_flight() {
+        let t = |ms: u64| Instant::from_micros(ms * 1000);
+        let rto = Duration::from_millis(200);
+        let mut f = InFlight::default();
+        for (c, at) in [(0, 0), (1, 10), (2, 150), (3, 190)] {
+            f.on_sent(c, 100, t(at));
+        }
+        f.on_ack(ChunkRange::single(1u64).unwrap(), t(20));
+        assert_eq!(f.on_rto(t(199), rto), 0, "not yet");
+        // The oldest has waited an RTO: it and the DATA sent after it go,
+        // not just those an RTO old.
+        assert_eq!(f.on_rto(t(200), rto), 300);
+        assert_eq!(f.bytes(), 0);
+        assert_eq!(f.oldest(), None);
+        // HAVE takes DATA out of the flight without a sample or a loss.
+        f.on_sent(4, 100, t(300));
+        f.on_sent(5, 100, t(301));
+        assert_eq!(f.on_have(ChunkRange::single(5u64).unwrap()), 100);
+        assert_eq!(f.bytes(), 100);
+        assert_eq!(f.oldest(), Some(t(300)));
     }
 }

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod raw_peer;
+
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;

@@ -401,8 +401,8 @@ impl Channel {
                 if self.outstanding.pass_deadlines(now, released) > 0 {
                     self.late.extend_from_slice(&released[before..]);
                 }
-                let lost = self.inflight.expire(now, self.rtt.rto());
-                if lost > 0 {
+                // The whole flight at once: see `InFlight::on_rto`.
+                if self.inflight.on_rto(now, self.rtt.rto()) > 0 {
                     self.cc.on_timeout(now);
                     self.rtt.on_timeout();
                 }

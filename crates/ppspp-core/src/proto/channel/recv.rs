@@ -25,6 +25,8 @@ const MAX_HASHES_PER_DATAGRAM: usize = 192;
 const MAX_CHUNKS_PER_DATA: u64 = 64;
 /// PEX addresses taken from one datagram.
 const MAX_PEX_PER_DATAGRAM: usize = 64;
+/// HAVEs of one datagram that may take DATA out of our flight.
+const MAX_HAVES_PER_DATAGRAM: usize = 64;
 
 impl Channel {
     /// Handles the messages of one datagram from the peer. `to_our_channel`
@@ -45,6 +47,7 @@ impl Channel {
             self.establish(swarm, ctx);
         }
         let mut hashes: Vec<(Bin, Hash)> = Vec::new();
+        let mut haves: Vec<ChunkRange> = Vec::new();
         let mut pex = 0;
         for m in messages {
             let Ok(m) = m else {
@@ -58,6 +61,14 @@ impl Channel {
                 Message::Have(spec) => {
                     if let Some(range) = self.range_of(swarm, spec) {
                         self.on_remote_has(swarm, range);
+                        // Never send a peer what it has: what it announces
+                        // leaves our upload queue, and our flight once this
+                        // datagram's ACKs are counted (libswift puts a HAVE
+                        // before the ACK of the same chunk).
+                        self.uploads.cancel(range);
+                        if haves.len() < MAX_HAVES_PER_DATAGRAM {
+                            haves.push(range);
+                        }
                     }
                 }
                 Message::Ack { spec, delay } => self.on_ack(swarm, ctx, spec, delay),
@@ -103,6 +114,9 @@ impl Channel {
             if self.close.is_some() {
                 break;
             }
+        }
+        for range in haves {
+            self.inflight.on_have(range);
         }
         // Hashes sent ahead of their DATA (RFC 7574 §5.3: INTEGRITY may
         // travel in earlier datagrams) wait as candidates in the tree.
