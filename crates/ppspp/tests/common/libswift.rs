@@ -75,6 +75,18 @@ pub struct SwiftGet {
     pub log: PathBuf,
 }
 
+impl SwiftGet {
+    /// Fails the test with `what` and the last lines of libswift's log.
+    fn fail(&self, what: &str) -> ! {
+        let log = std::fs::read_to_string(&self.log).unwrap_or_default();
+        let tail: Vec<&str> = log.lines().rev().take(20).collect();
+        panic!(
+            "libswift {what}; its last lines, newest first:\n{}",
+            tail.join("\n")
+        );
+    }
+}
+
 /// Starts a libswift download of `root` from `tracker` into `dir` (the
 /// file lands at `dir/ROOT`), listening on `listen` when given so that
 /// other peers can fetch from it too.
@@ -111,12 +123,7 @@ pub fn wait(mut get: SwiftGet, limit: Duration) -> ExitStatus {
             return status;
         }
         if start.elapsed() > limit {
-            let log = std::fs::read_to_string(&get.log).unwrap_or_default();
-            let tail: Vec<&str> = log.lines().rev().take(20).collect();
-            panic!(
-                "libswift did not finish within {limit:?}; its last lines, newest first:\n{}",
-                tail.join("\n")
-            );
+            get.fail(&format!("did not finish within {limit:?}"));
         }
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -129,12 +136,7 @@ pub fn wait_for_file(get: &SwiftGet, path: &Path, data: &[u8], limit: Duration) 
     let start = Instant::now();
     while std::fs::read(path).ok().as_deref() != Some(data) {
         if start.elapsed() > limit {
-            let log = std::fs::read_to_string(&get.log).unwrap_or_default();
-            let tail: Vec<&str> = log.lines().rev().take(20).collect();
-            panic!(
-                "libswift's {path:?} was not complete within {limit:?}; its last lines, newest first:\n{}",
-                tail.join("\n")
-            );
+            get.fail(&format!("left {path:?} incomplete for {limit:?}"));
         }
         std::thread::sleep(Duration::from_millis(100));
     }
