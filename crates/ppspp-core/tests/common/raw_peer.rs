@@ -91,6 +91,11 @@ impl RawPeer {
         self.seeder.handle_datagram(self.now, addr(9), &buf[..n]);
     }
 
+    /// Sends `msgs` in one datagram on the open channel.
+    pub fn say(&mut self, msgs: &[Message<'_>]) {
+        self.send(self.remote, msgs);
+    }
+
     pub fn request(&mut self, ranges: &[(u64, u64)]) {
         let msgs: Vec<Message<'_>> = ranges
             .iter()

@@ -66,7 +66,7 @@ impl Channel {
                         // datagram's ACKs are counted (libswift puts a HAVE
                         // before the ACK of the same chunk).
                         self.uploads.cancel(range);
-                        if haves.len() < MAX_HAVES_PER_DATAGRAM {
+                        if self.inflight.bytes() > 0 && haves.len() < MAX_HAVES_PER_DATAGRAM {
                             haves.push(range);
                         }
                     }
