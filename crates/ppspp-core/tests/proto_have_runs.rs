@@ -27,6 +27,8 @@ struct Announced {
     /// Chunks covered below and from `CHUNKS / 2`.
     low: u64,
     high: u64,
+    /// Distinct chunks announced.
+    chunks: std::collections::BTreeSet<u64>,
 }
 
 /// Seeders at addr(1) and addr(4); the leecher at addr(2) fetches from
@@ -87,6 +89,7 @@ fn run(observer_has: Option<ChunkRange>) -> (Announced, u64) {
                         c.low_only += 1;
                     }
                     for i in r.first().0..=r.last().0 {
+                        c.chunks.insert(i);
                         if i < CHUNKS / 2 {
                             c.low += 1;
                         } else {
@@ -119,12 +122,11 @@ fn run(observer_has: Option<ChunkRange>) -> (Announced, u64) {
 fn haves_announce_runs_not_single_chunks() {
     let (a, verified) = run(None);
     assert_eq!(verified, CHUNKS);
-    // Every verified chunk was announced.
-    assert_eq!(
-        (a.low, a.high),
-        (CHUNKS / 2, CHUNKS / 2),
-        "{a:?} (each chunk once)"
-    );
+    // Every verified chunk was announced. A run may bridge chunks
+    // announced before (harmless, and cheaper than a HAVE per run; see
+    // `push_haves`): a few repeats at most.
+    assert_eq!(a.chunks.len() as u64, CHUNKS, "{a:?}");
+    assert!(a.low + a.high <= CHUNKS + CHUNKS / 10, "{a:?}");
     // ~2 s of download and a HAVE batch every 500 ms: a few runs per
     // batch, not one HAVE per chunk (57 HAVEs when each run of the log's
     // order took one).

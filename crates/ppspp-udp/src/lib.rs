@@ -36,8 +36,11 @@ pub struct NodeConfig {
     pub listen: SocketAddr,
     /// The protocol engine's settings.
     pub endpoint: EndpointConfig,
-    /// Seed of the endpoint's random choices (channel ids, tie-breaks).
-    pub seed: u64,
+    /// Seed of the endpoint's random choices (channel ids, tie-breaks), for
+    /// a reproducible run; `None` (what a node on a network wants) keys
+    /// them from the OS's random source, so that channel ids cannot be
+    /// predicted (RFC 7574 §12.1).
+    pub seed: Option<u64>,
 }
 
 /// A snapshot of one swarm's progress.
@@ -198,7 +201,14 @@ pub async fn start(
     let clock = Clock(std::time::Instant::now());
     let mut endpoint_config = config.endpoint;
     endpoint_config.wall_clock_offset = clock.wall_clock_offset();
-    let mut endpoint = Endpoint::new(endpoint_config, config.seed);
+    let mut endpoint = match config.seed {
+        Some(seed) => Endpoint::new(endpoint_config, seed),
+        None => {
+            let mut key = [0u8; 32];
+            getrandom::fill(&mut key).map_err(io::Error::other)?;
+            Endpoint::with_key(endpoint_config, key)
+        }
+    };
     for own in own_addresses(local_addr) {
         endpoint.add_own_address(own);
     }

@@ -1,7 +1,8 @@
 //! `get` of a swarm the peer does not have (a wrong root hash): the peer
-//! refuses the handshake, and `get` fails at once saying so, naming the
-//! peer and the swarm; it creates no output, and a file that was there
-//! (empty) is left as it was.
+//! refuses the handshake; `get` tries it again within the handshake budget
+//! (`--connect-timeout`) and then fails saying so, naming the peer and the
+//! swarm; it creates no output, and a file that was there (empty) is left
+//! as it was.
 
 mod common;
 
@@ -33,7 +34,11 @@ fn a_wrong_swarm_id_is_refused_by_name() {
 
     // An empty file given as the output stays, empty; no checkpoint.
     let empty = write_file(dir.path(), "empty", b"");
-    let res = get(OTHER, &empty, &["--peer", &seeder.addr()]);
+    let res = get(
+        OTHER,
+        &empty,
+        &["--peer", &seeder.addr(), "--connect-timeout", "2"],
+    );
     assert_fails_with(&res, &["no peer has this swarm"]);
     assert_eq!(std::fs::read(&empty).unwrap(), b"");
     assert!(!ppspp_store::checkpoint_path(&empty).exists());

@@ -36,8 +36,26 @@ pub struct EndpointConfig {
     /// Largest datagram we send (bytes of UDP payload); a datagram always has
     /// room for one DATA of a whole chunk with its headers.
     pub max_datagram: usize,
-    /// Most channels per swarm; further handshakes are refused.
+    /// Most channels per swarm whose handshake is complete or ours;
+    /// further handshakes are refused. Handshakes peers open to us count
+    /// here only once complete (see [`EndpointConfig::max_half_open_per_swarm`]).
     pub max_peers_per_swarm: usize,
+    /// Most half-open channels per swarm: handshakes we answered whose
+    /// initiator has not yet sent the third datagram that proves its
+    /// address (RFC 7574 §8.4). They have their own small budget, as TCP's
+    /// SYN cache does: a flood of handshakes from spoofed addresses that
+    /// never complete must not fill [`EndpointConfig::max_peers_per_swarm`]
+    /// and lock out honest newcomers. When it is full, a new handshake
+    /// evicts the oldest half-open channel: an honest initiator completes
+    /// within a round trip, so only a flood faster than this many
+    /// handshakes per round trip can push one out.
+    pub max_half_open_per_swarm: usize,
+    /// How long a half-open channel waits for the initiator's third
+    /// datagram. It covers an initiator's first three handshake tries (at
+    /// 0, 1 and 3 s with [`EndpointConfig::handshake_retry`] of 1 s; each
+    /// retransmission is answered again); libswift waited 32 s, which let
+    /// 70 spoofed handshakes every 20 s keep a swarm full.
+    pub half_open_timeout: Duration,
     /// Most channels in all swarms.
     pub max_channels: usize,
     /// Send a keep-alive after this long without sending anything
@@ -116,6 +134,8 @@ impl Default for EndpointConfig {
             wall_clock_offset: 0,
             max_datagram: 1472,
             max_peers_per_swarm: 64,
+            max_half_open_per_swarm: 16,
+            half_open_timeout: Duration::from_secs(8),
             max_channels: 1024,
             keepalive_interval: Duration::from_secs(30),
             have_interval: Duration::from_millis(500),

@@ -4,9 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::SocketAddr;
 
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::{RngExt, SeedableRng};
+use rand::rngs::{ChaCha20Rng, Xoshiro256PlusPlus};
+use rand::{Rng, RngExt, SeedableRng};
 
+use super::address::{check_learned_address, check_peer_address};
 use super::channel::{check_options, Channel, Opening, State};
 use super::choke::{rechoke, ROTATION};
 use super::config::{Compat, EndpointConfig};
@@ -34,6 +35,8 @@ pub struct Transmit {
     pub len: usize,
 }
 
+mod admission;
+
 /// Refusals waiting to be sent: the peer and the channel it asked from.
 const MAX_PENDING_REFUSALS: usize = 64;
 
@@ -41,7 +44,12 @@ const MAX_PENDING_REFUSALS: usize = 64;
 /// clock, a socket or a global random source.
 pub struct Endpoint {
     config: EndpointConfig,
+    /// Random choices (tie-breaks, shuffles): fast, not secret.
     rng: Xoshiro256PlusPlus,
+    /// Channel ids, which are security tokens (RFC 7574 §12.1): an
+    /// off-path attacker who could predict them could inject datagrams
+    /// into our channels. A cryptographic generator, keyed by the driver.
+    ids: ChaCha20Rng,
     swarms: Vec<Option<Swarm>>,
     by_swarm_id: BTreeMap<Vec<u8>, SwarmHandle>,
     channels: BTreeMap<ChannelId, Channel>,
@@ -75,8 +83,28 @@ pub struct Endpoint {
 }
 
 impl Endpoint {
-    /// An endpoint whose channel ids and random choices come from `seed`.
+    /// An endpoint whose channel ids and random choices all follow from
+    /// `seed`: reproducible, for the simulator and tests. A node on a real
+    /// network uses [`Endpoint::with_key`] with a key from the OS.
     pub fn new(config: EndpointConfig, seed: u64) -> Endpoint {
+        Endpoint::build(
+            config,
+            Xoshiro256PlusPlus::seed_from_u64(seed),
+            ChaCha20Rng::seed_from_u64(seed),
+        )
+    }
+
+    /// An endpoint whose channel ids come from ChaCha20 keyed with `key`
+    /// (32 bytes the driver takes from the OS: unpredictable ids, RFC 7574
+    /// §12.1), and whose other random choices from a generator seeded by
+    /// that one.
+    pub fn with_key(config: EndpointConfig, key: [u8; 32]) -> Endpoint {
+        let mut ids = ChaCha20Rng::from_seed(key);
+        let rng = Xoshiro256PlusPlus::seed_from_u64(ids.next_u64());
+        Endpoint::build(config, rng, ids)
+    }
+
+    fn build(config: EndpointConfig, rng: Xoshiro256PlusPlus, ids: ChaCha20Rng) -> Endpoint {
         let now = Instant::ZERO;
         // A quarter second at the rate, and never less than two of the
         // largest datagrams, or a large DATA could never pass.
@@ -89,7 +117,8 @@ impl Endpoint {
                 .download_limit
                 .map(|r| TokenBucket::new(r, burst(r), now)),
             config,
-            rng: Xoshiro256PlusPlus::seed_from_u64(seed),
+            rng,
+            ids,
             swarms: Vec::new(),
             by_swarm_id: BTreeMap::new(),
             channels: BTreeMap::new(),
@@ -161,19 +190,24 @@ impl Endpoint {
         let chunk_size = s.chunk_size.bytes();
         let hash_function = s.hash_function;
         let (log, cancel_log) = (s.have_log.len(), s.cancel_log.len());
-        let full = s.channels.len() >= self.config.max_peers_per_swarm
+        let full = self.count_channels(swarm).0 >= self.config.max_peers_per_swarm
             || self.channels.len() >= self.config.max_channels;
         let exists = s
             .channels
             .iter()
             .any(|c| self.channels.get(c).is_some_and(|ch| ch.peer == peer));
-        if self.is_own_address(peer) {
-            // Said, so that a driver told to connect to itself can tell
-            // its user.
+        let unusable = match check_peer_address(peer) {
+            Err(why) => Some(CloseReason::Unusable(why)),
+            Ok(()) if self.is_own_address(peer) => Some(CloseReason::OwnAddress),
+            Ok(()) => None,
+        };
+        if let Some(reason) = unusable {
+            // Said, so that a driver told to connect to itself or to a
+            // broadcast address can tell its user.
             self.events.push_back(Event::Closed {
                 swarm,
                 peer,
-                reason: CloseReason::OwnAddress,
+                reason,
             });
             return None;
         }
@@ -226,6 +260,7 @@ impl Endpoint {
     }
 
     fn on_channel_datagram(&mut self, now: Instant, from: SocketAddr, dst: ChannelId, data: &[u8]) {
+        self.admit_half_open(dst, from);
         let (mut ctx, channels, swarms, _) = self.parts(now);
         let Some(ch) = channels
             .get_mut(&dst)
@@ -274,6 +309,10 @@ impl Endpoint {
                 ch.bytes_in += data.len() as u64;
                 if ch.state == State::Responding {
                     ch.reply_due = true;
+                    // Our answer was lost, and the HAVEs that rode on it:
+                    // send them again, or the initiator never learns what
+                    // we have (a complete seeder announces nothing else).
+                    ch.have_sweep = Some(0);
                 }
             }
             self.wake(local);
@@ -292,13 +331,22 @@ impl Endpoint {
         let Some(swarm) = self.swarm(handle) else {
             return;
         };
-        let full = swarm.channels.len() >= self.config.max_peers_per_swarm
-            || self.channels.len() >= self.config.max_channels
-            || swarm.closing
-            || swarm.banned.contains(&from);
         let offer = check_options(&options, swarm.hash_function, swarm.chunk_size);
-        let (Ok(offer), false) = (offer, full) else {
+        let (open, half_open) = self.count_channels(handle);
+        let shut = swarm.closing || swarm.banned.contains(&from);
+        let full = open >= self.config.max_peers_per_swarm;
+        let (Ok(offer), false, false) = (offer, shut, full) else {
             self.refuse(from, source, data.len());
+            return;
+        };
+        if half_open >= self.config.max_half_open_per_swarm {
+            self.evict_oldest_half_open(handle);
+        }
+        if self.channels.len() >= self.config.max_channels {
+            self.refuse(from, source, data.len());
+            return;
+        }
+        let Some(swarm) = self.swarm(handle) else {
             return;
         };
         let chunk_size = swarm.chunk_size.bytes();
@@ -397,8 +445,13 @@ impl Endpoint {
         }
         let mut found = std::mem::take(&mut self.found);
         // A peer may tell us our own address (libswift's PEX can name the
-        // peer it answers).
+        // peer it answers), or addresses that are no peer's: a broadcast
+        // address, or hosts on a private network it is not on.
         found.retain(|a| !self.own_addresses.contains(a));
+        let source = self.channels.get(&channel).map(|c| c.peer);
+        let before = found.len();
+        found.retain(|a| source.is_some_and(|s| check_learned_address(*a, s).is_ok()));
+        self.stats.pex_addresses_refused += (before - found.len()) as u64;
         for addr in &found {
             self.events.push_back(Event::PeerAddress {
                 swarm: handle,
@@ -567,7 +620,14 @@ impl Endpoint {
                 ch.remote_complete = false;
                 if let Some(all) = ChunkRange::with_len(0u64, n) {
                     let runs: Vec<ChunkRange> = ch.remote_has.filled_runs_in(all).collect();
-                    runs.into_iter().for_each(|r| swarm.availability.add(r));
+                    // What the peer announced past the end is dropped: its
+                    // chunk set is now bounded by the content
+                    // (`channel/announce.rs`).
+                    ch.remote_has = Binmap::new();
+                    for r in runs {
+                        ch.remote_has.set(r);
+                        swarm.availability.add(r);
+                    }
                 }
                 ch.check_remote_complete(swarm);
             }
@@ -889,6 +949,16 @@ impl Endpoint {
         &self.stats
     }
 
+    /// Heap bytes held by what peers announced they have (their chunk
+    /// sets), over all channels: bounded by the content once its size is
+    /// known (see `channel/announce.rs`).
+    pub fn announced_bytes(&self) -> usize {
+        self.channels
+            .values()
+            .map(|c| c.remote_has.heap_bytes())
+            .sum()
+    }
+
     /// Open channels (all states).
     pub fn channel_count(&self) -> usize {
         self.channels.len()
@@ -955,7 +1025,7 @@ impl Endpoint {
     /// (RFC 7574 §12.1 / §13.1, wire notes).
     fn fresh_channel_id(&mut self) -> ChannelId {
         loop {
-            let id = ChannelId(self.rng.random());
+            let id = ChannelId(self.ids.random());
             if id != ChannelId::ZERO && !self.channels.contains_key(&id) {
                 return id;
             }

@@ -24,6 +24,9 @@ pub enum CloseReason {
     /// The address was our own: our handshake came back to us (a PEX
     /// answer, a tracker or the user named us). It is never tried again.
     OwnAddress,
+    /// The address cannot be a peer (broadcast, multicast, unspecified…):
+    /// it is never tried.
+    Unusable(super::address::AddressRefusal),
     /// We closed it.
     Local,
 }
@@ -90,6 +93,10 @@ pub struct PeerStats {
     pub chunks_sent: u64,
     /// Chunks from the peer that failed verification.
     pub chunks_rejected: u64,
+    /// HAVEs from the peer we did not record: beyond the content, or past
+    /// what a peer's announcements may cost while the size is unknown
+    /// (misbehaviour; see `channel/announce.rs`).
+    pub haves_refused: u64,
 }
 
 /// Counters of one swarm.
@@ -108,6 +115,8 @@ pub struct SwarmStats {
     pub payload_bytes_sent: u64,
     /// Peers disconnected for bad data.
     pub bad_peers: u64,
+    /// HAVEs not recorded, from all peers (see [`PeerStats::haves_refused`]).
+    pub haves_refused: u64,
     /// Channels open now.
     pub peers_connected: usize,
     /// Per peer address.
@@ -130,6 +139,14 @@ pub struct EndpointStats {
     /// Channels we opened to ourselves, found when their handshake came
     /// back to us (each address is tried once).
     pub own_address_handshakes: u64,
+    /// Half-open channels (handshakes answered, never completed) pushed
+    /// out by newer handshakes when the swarm's half-open budget was full
+    /// (`EndpointConfig::max_half_open_per_swarm`).
+    pub half_open_evicted: u64,
+    /// Addresses from PEX answers that were not tried: never a peer, or
+    /// private to a network the answering peer is not in (see
+    /// `proto::address`).
+    pub pex_addresses_refused: u64,
     /// Times a channel was asked for a datagram: the endpoint's work per
     /// input, which the schedule keeps independent of the channel count.
     pub channel_polls: u64,

@@ -8,6 +8,7 @@
 //! ```
 //! The same engine runs on real UDP, in the simulator and in the emulator.
 
+pub mod address;
 mod channel;
 mod choke;
 mod config;

@@ -19,7 +19,7 @@ pub fn config(upload_limit: Option<u64>, seed: u64) -> NodeConfig {
             upload_limit,
             ..EndpointConfig::default()
         },
-        seed,
+        seed: Some(seed),
     }
 }
 

@@ -54,8 +54,10 @@ pub struct GetArgs {
     /// Give up after this many seconds without progress.
     #[arg(long, default_value = "60")]
     pub idle_timeout: u64,
-    /// Seconds to wait for a peer to answer the handshake (five tries);
-    /// when every peer fails to, the download fails at once.
+    /// Seconds to wait for a peer to answer the handshake (five tries; a
+    /// peer that refuses is tried again meanwhile); when every peer fails
+    /// to, the download fails. A peer that answered once and left is tried
+    /// again for as long as the download runs.
     #[arg(long, default_value = CONNECT_TIMEOUT, value_parser = args::seconds)]
     pub connect_timeout: Duration,
     /// Write over an existing output file that is not a download of this
@@ -201,7 +203,8 @@ async fn download(
         args,
         node: &node,
         swarm,
-        contacts: Contacts::new(tried, args.connect_timeout),
+        contacts: Contacts::new(tried, args.connect_timeout, started),
+        warned: false,
         swarm_id: url.root.to_hex(),
         chunk_size: url.chunk_size.bytes_u64(),
         content_len: url.content_len,
@@ -233,6 +236,8 @@ struct Watch<'a> {
     swarm: SwarmHandle,
     /// What became of the peers tried.
     contacts: Contacts,
+    /// Whether the user was told that every peer failed and is retried.
+    warned: bool,
     swarm_id: String,
     chunk_size: u64,
     /// The content length, once known.
@@ -271,7 +276,7 @@ impl Watch<'_> {
                     let Some(ev) = ev else {
                         return Ok(Outcome::Failed("the node stopped".into()));
                     };
-                    self.contacts.on_event(&ev);
+                    self.contacts.on_event(&ev, Instant::now());
                     match ev {
                         Event::Complete { .. } => {
                             bar.finish_and_clear();
@@ -285,13 +290,29 @@ impl Watch<'_> {
                         _ => {}
                     }
                     // Nobody answered, or nobody has the swarm: say so now
-                    // rather than after the idle timeout.
+                    // rather than after the idle timeout; while peers are
+                    // tried again, as a warning.
                     if self.contacts.all_failed() {
-                        bar.abandon();
-                        return Ok(Outcome::Failed(self.contacts.failure(&self.swarm_id)));
+                        if !self.contacts.retrying() {
+                            bar.abandon();
+                            return Ok(Outcome::Failed(self.contacts.failure(&self.swarm_id)));
+                        }
+                        if !std::mem::replace(&mut self.warned, true) {
+                            let why = self.contacts.failure(&self.swarm_id);
+                            let line = format!("ppspp: warning: {why}; trying again");
+                            // A hidden bar (stderr not a terminal) prints nothing.
+                            if bar.is_hidden() {
+                                eprintln!("{line}");
+                            } else {
+                                bar.println(line);
+                            }
+                        }
                     }
                 }
                 _ = tick.tick() => {
+                    for peer in self.contacts.due(Instant::now()) {
+                        self.node.connect(self.swarm, peer)?;
+                    }
                     let r = self.node.report(self.swarm).await?;
                     if r.complete {
                         bar.finish_and_clear();

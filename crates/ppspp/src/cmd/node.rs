@@ -1,7 +1,6 @@
 //! Pieces shared by the commands that run a node: the runtime, node
 //! settings, progress display.
 
-use std::hash::{BuildHasher, Hasher};
 use std::io::{IsTerminal, Read};
 use std::net::{IpAddr, Ipv4Addr, SocketAddr, UdpSocket};
 use std::time::Duration;
@@ -19,20 +18,6 @@ pub fn runtime() -> std::io::Result<tokio::runtime::Runtime> {
         .build()
 }
 
-/// A seed for the endpoint's random choices, from the OS-seeded hasher
-/// (channel ids must be unpredictable, RFC 7574 §13.1).
-pub fn random_seed() -> u64 {
-    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-    h.write_u128(
-        std::time::SystemTime::now()
-            .duration_since(std::time::UNIX_EPOCH)
-            .unwrap_or_default()
-            .as_nanos(),
-    );
-    h.write_u32(std::process::id());
-    h.finish()
-}
-
 /// Node settings from the common options.
 pub fn node_config(listen: SocketAddr, upload: Option<u64>, download: Option<u64>) -> NodeConfig {
     let endpoint = EndpointConfig {
@@ -43,7 +28,7 @@ pub fn node_config(listen: SocketAddr, upload: Option<u64>, download: Option<u64
     NodeConfig {
         listen,
         endpoint,
-        seed: random_seed(),
+        seed: None,
     }
 }
 

@@ -2,6 +2,7 @@
 //! (RFC 7574 §3.11), split into its handshake, what it receives and what it
 //! sends.
 
+mod announce;
 mod handshake;
 mod recv;
 mod send;
@@ -156,11 +157,6 @@ pub(crate) struct Channel {
     pub awaits_haves: bool,
 }
 
-/// How long a responder waits for the initiator's third datagram.
-fn responder_patience(cfg: &EndpointConfig) -> Duration {
-    cfg.handshake_retry * 2u32.pow(cfg.handshake_attempts.min(10))
-}
-
 /// The MSS the congestion controllers count in: a DATA datagram of one
 /// chunk with a few hashes.
 pub(crate) fn mss(chunk_size: u32) -> u64 {
@@ -300,7 +296,7 @@ impl Channel {
                 if self.reply_due {
                     return Some(now);
                 }
-                t = t.min(self.created + responder_patience(cfg));
+                t = t.min(self.created + cfg.half_open_timeout);
             }
             State::Established => {
                 if !self.acks.is_empty()
@@ -357,7 +353,7 @@ impl Channel {
                 }
             }
             State::Responding => {
-                if now.saturating_since(self.created) >= responder_patience(cfg) {
+                if now.saturating_since(self.created) >= cfg.half_open_timeout {
                     self.close(CloseReason::HandshakeTimeout, false);
                 }
             }

@@ -58,8 +58,8 @@ impl Channel {
                 Message::Handshake { source, options } => {
                     self.on_handshake(swarm, ctx, source, &options)
                 }
-                Message::Have(spec) => {
-                    if let Some(range) = self.range_of(swarm, spec) {
+                Message::Have(spec) => match self.range_of(swarm, spec) {
+                    Some(range) => {
                         self.on_remote_has(swarm, range);
                         // Never send a peer what it has: what it announces
                         // leaves our upload queue, and our flight once this
@@ -70,7 +70,8 @@ impl Channel {
                             haves.push(range);
                         }
                     }
-                }
+                    None => self.refuse_have(swarm),
+                },
                 Message::Ack { spec, delay } => self.on_ack(swarm, ctx, spec, delay),
                 Message::Integrity { spec, hash } => {
                     if let Some(bin) = self.bin_of(swarm, spec) {
@@ -194,6 +195,10 @@ impl Channel {
     /// The peer has the chunks of `range` (HAVE, or implied by ACK).
     pub(crate) fn on_remote_has(&mut self, swarm: &mut Swarm, range: ChunkRange) {
         if self.remote_complete {
+            return;
+        }
+        if !self.may_record_has(swarm, range) {
+            self.refuse_have(swarm);
             return;
         }
         // Most HAVEs name one chunk: one descent tells new from known and

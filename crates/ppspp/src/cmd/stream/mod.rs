@@ -11,7 +11,7 @@ use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
 use std::process::ExitStatus;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
@@ -92,9 +92,9 @@ pub struct StreamArgs {
     /// Peers served at once; the others are choked and take turns (0: all).
     #[arg(long, default_value = "0")]
     pub upload_slots: usize,
-    /// Seconds to wait for a peer to answer the handshake (five tries);
-    /// when every peer fails to and the content is not complete, the
-    /// command fails at once.
+    /// Seconds to wait for a peer to answer the handshake (five tries; a
+    /// peer that refuses is tried again meanwhile); when every peer fails
+    /// to and the content is not complete, the command fails.
     #[arg(long, default_value = CONNECT_TIMEOUT, value_parser = args::seconds)]
     pub connect_timeout: Duration,
     /// Write over an existing -o file that is not a download of this swarm
@@ -175,7 +175,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         for p in &peers {
             node.connect(swarm, *p)?;
         }
-        let mut contacts = Contacts::new(&peers, args.connect_timeout);
+        let mut contacts = Contacts::new(&peers, args.connect_timeout, Instant::now());
         let swarm_id = id.clone();
         let listener = TcpListener::bind(args.http)
             .await
@@ -221,11 +221,22 @@ pub fn run(args: &StreamArgs) -> Result<()> {
                 None => Ok(()),
             },
             r = async {
+                // Peers that refused or went silent are tried again.
+                let mut tick = tokio::time::interval(Duration::from_millis(250));
                 loop {
-                    let Some(ev) = events.recv().await else {
+                    let ev = tokio::select! {
+                        ev = events.recv() => ev,
+                        _ = tick.tick() => {
+                            for peer in contacts.due(Instant::now()) {
+                                node.connect(swarm, peer)?;
+                            }
+                            continue;
+                        }
+                    };
+                    let Some(ev) = ev else {
                         return Err(anyhow!("the node stopped"));
                     };
-                    contacts.on_event(&ev);
+                    contacts.on_event(&ev, Instant::now());
                     match ev {
                         Event::StorageError { error, .. } => {
                             return Err(anyhow!("cannot store the content: {error}"));
@@ -238,7 +249,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
                     }
                     // A player would wait forever for what nobody can send;
                     // complete content needs no peer.
-                    if !complete && contacts.all_failed() {
+                    if !complete && contacts.all_failed() && !contacts.retrying() {
                         bail!("{}", contacts.failure(&swarm_id));
                     }
                 }
