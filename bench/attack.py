@@ -43,6 +43,7 @@ import time
 import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.dont_write_bytecode = True  # no __pycache__ in the repository
 
 from attacks import disk, handshakes, hostile, http, pex, procs  # noqa: E402
 from attacks.common import Ctx, row  # noqa: E402
@@ -75,7 +76,8 @@ def parse_args(argv):
     ap.add_argument("--flood-interval", type=float, help="seconds between flood rounds")
     ap.add_argument("--haves", type=int, help="HAVEs in the storm")
     ap.add_argument("--storm-rate", type=float, default=5000,
-                    help="storm datagrams per second (paced so the kernel keeps them)")
+                    help="most storm datagrams per second (also held back while "
+                    "the node's receive queue is over 1 MiB)")
     ap.add_argument("--slowloris-bound", type=float,
                     help="seconds within which slow connections must be closed")
     ap.add_argument("--netns-child", help=argparse.SUPPRESS)
@@ -111,7 +113,7 @@ def run_in_netns(name, argv, args):
     child = [sys.executable, os.path.abspath(__file__), *argv, "--netns-child", name]
     p = subprocess.Popen(["unshare", "-n", "--", *child], stdout=subprocess.PIPE,
                          text=True, start_new_session=True)
-    procs._children.append(p)
+    procs.adopt(p, polite=True)
     out, _ = p.communicate()
     lines = out.strip().splitlines()
     try:

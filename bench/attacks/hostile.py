@@ -108,7 +108,7 @@ class StormPeer(HostilePeer):
 
     addressing = wire.BINS32
 
-    def storm(self, haves, rate, rng, max_datagram=1472):
+    def storm(self, haves, rate, rng, queued, max_datagram=1472):
         per = (max_datagram - 4) // (1 + self.spec.size)
         sent, t0 = 0, time.monotonic()
         while sent < haves and self.running:
@@ -125,10 +125,14 @@ class StormPeer(HostilePeer):
                 body += bytes([wire.HAVE]) + struct.pack(">I", b)
             self.send(bytes(body))
             sent += n
-            # Paced so that the kernel does not drop most of it.
+            # Paced, and held back while the node's receive queue is long,
+            # so that the node reads what is sent rather than the kernel
+            # dropping it.
             ahead = self.datagrams_out / rate - (time.monotonic() - t0)
             if ahead > 0:
                 time.sleep(ahead)
+            while queued() > 1 << 20 and self.running:
+                time.sleep(0.002)
         return sent
 
 
@@ -168,7 +172,8 @@ def have_storm(ctx):
         w = threading.Thread(target=watch, daemon=True)
         w.start()
         t0 = time.monotonic()
-        sent = peer.storm(haves, ctx.args.storm_rate, ctx.rng)
+        sent = peer.storm(haves, ctx.args.storm_rate, ctx.rng,
+                          lambda: procs.udp_queued(get.pid, get_port))
         storm_s = time.monotonic() - t0
         time.sleep(2)  # the node catches up with its socket buffer
         drops = procs.udp_drops(get.pid, get_port)

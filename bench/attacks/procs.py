@@ -41,9 +41,19 @@ def stop(p, sig=signal.SIGKILL):
         pass
 
 
+def adopt(p, polite=False):
+    """Registers a child started elsewhere; a polite one (a copy of this
+    script, which cleans up after itself) gets SIGTERM and time first."""
+    p.polite = polite
+    _children.append(p)
+
+
 def cleanup():
     while _children:
-        stop(_children.pop())
+        p = _children.pop()
+        if getattr(p, "polite", False) and p.poll() is None:
+            stop(p, signal.SIGTERM)
+        stop(p)
 
 
 def wait(p, timeout):
@@ -113,6 +123,21 @@ def udp_drops(pid, port):
     except OSError:
         return None
     return total
+
+
+def udp_queued(pid, port):
+    """Bytes waiting in the receive queue of the UDP socket on `port` of
+    process `pid`'s network namespace (/proc/<pid>/net/udp rx_queue)."""
+    try:
+        with open(f"/proc/{pid}/net/udp") as f:
+            next(f)
+            for line in f:
+                cols = line.split()
+                if int(cols[1].rsplit(":", 1)[1], 16) == port:
+                    return int(cols[4].split(":")[1], 16)
+    except OSError:
+        pass
+    return 0
 
 
 def lo_bytes():
