@@ -1,0 +1,1 @@
+"""The attacks of bench/attack.py, one function each (see its docstring)."""
