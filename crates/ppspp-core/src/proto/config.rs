@@ -17,6 +17,11 @@ pub enum Compat {
     Libswift,
 }
 
+/// Default of [`EndpointConfig::checkpoint_bytes`]. (Scan: see below.)
+pub const CHECKPOINT_BYTES: u64 = 1 << 20;
+/// Default of [`EndpointConfig::checkpoint_growth_percent`].
+pub const CHECKPOINT_GROWTH_PERCENT: u32 = 25;
+
 /// Limits and timers of an endpoint. The defaults suit the open Internet;
 /// the lab shortens or lengthens them per scenario.
 #[derive(Clone, Debug)]
@@ -84,8 +89,17 @@ pub struct EndpointConfig {
     pub upload_limit: Option<u64>,
     /// Download limit in bytes per second, enforced by requesting no faster.
     pub download_limit: Option<u64>,
-    /// How often a downloading swarm checkpoints its progress to storage.
+    /// How often a downloading swarm checkpoints its progress to storage
+    /// (at least; see [`CheckpointPolicy`](super::CheckpointPolicy)).
     pub checkpoint_interval: Duration,
+    /// A checkpoint is also due once this many bytes verified since the
+    /// last one (so the first comes early), or
+    /// [`EndpointConfig::checkpoint_growth_percent`] of what was stored at
+    /// the last one if more. 0 checkpoints by time only.
+    pub checkpoint_bytes: u64,
+    /// See [`EndpointConfig::checkpoint_bytes`]: the step grows with what
+    /// is stored, because a checkpoint's cost does.
+    pub checkpoint_growth_percent: u32,
     /// Most addresses in one answer to PEX_REQ.
     pub pex_max_addresses: usize,
     /// Connect to addresses learned through PEX automatically.
@@ -130,6 +144,8 @@ impl Default for EndpointConfig {
             upload_limit: None,
             download_limit: None,
             checkpoint_interval: Duration::from_secs(5),
+            checkpoint_bytes: CHECKPOINT_BYTES,
+            checkpoint_growth_percent: CHECKPOINT_GROWTH_PERCENT,
             pex_max_addresses: 32,
             pex_auto_connect: true,
             pex_connect_limit: 32,

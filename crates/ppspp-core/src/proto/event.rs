@@ -108,6 +108,9 @@ pub struct SwarmStats {
     pub payload_bytes_sent: u64,
     /// Peers disconnected for bad data.
     pub bad_peers: u64,
+    /// Checkpoints handed to the storage (a storage may still skip a
+    /// routine one while an earlier one is being written).
+    pub checkpoints: u64,
     /// Channels open now.
     pub peers_connected: usize,
     /// Per peer address.

@@ -9,6 +9,7 @@
 //! The same engine runs on real UDP, in the simulator and in the emulator.
 
 mod channel;
+mod checkpoint;
 mod choke;
 mod config;
 mod endpoint;
@@ -30,6 +31,7 @@ use std::net::SocketAddr;
 
 use rand::rngs::Xoshiro256PlusPlus;
 
+pub use checkpoint::CheckpointPolicy;
 pub use config::{Compat, EndpointConfig};
 
 /// The longest turn of one peer at our upload under weighted uploads
