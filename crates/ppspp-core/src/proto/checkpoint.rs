@@ -10,7 +10,13 @@
 //! and then a share of what is stored, because a checkpoint records every
 //! verified chunk (its cost grows with the content: about `hash_len + 1`
 //! bytes per chunk, see `ppspp-store`) and a fixed step would make the
-//! total written grow with the square of the content size.
+//! total written grow with the square of the content size; but at most a
+//! fixed amount, because what a kill loses is what verified since the last
+//! checkpoint, and a step that grows without bound loses more per kill the
+//! larger the file (measured below). A full snapshot cannot have both a
+//! bounded loss and an overhead that stays a fixed share of the content;
+//! the cap trades them (an incremental checkpoint format would not have
+//! to).
 //!
 //! [`EndpointConfig::checkpoint_interval`]: super::EndpointConfig::checkpoint_interval
 
@@ -27,8 +33,10 @@ pub struct CheckpointPolicy {
     /// least (0: no progress trigger).
     pub bytes: u64,
     /// Or this share of the bytes stored at the last checkpoint, in
-    /// percent, when that is more.
+    /// percent, when that is more...
     pub growth_percent: u32,
+    /// ...but never more than this many bytes (unless `bytes` is more).
+    pub max_bytes: u64,
 }
 
 impl CheckpointPolicy {
@@ -38,6 +46,7 @@ impl CheckpointPolicy {
             interval: config.checkpoint_interval,
             bytes: config.checkpoint_bytes,
             growth_percent: config.checkpoint_growth_percent,
+            max_bytes: config.checkpoint_max_bytes,
         }
     }
 
@@ -45,7 +54,8 @@ impl CheckpointPolicy {
     /// stored before the next is due by progress.
     pub fn step(&self, stored: u64) -> u64 {
         let share = u128::from(stored) * u128::from(self.growth_percent) / 100;
-        self.bytes.max(u64::try_from(share).unwrap_or(u64::MAX))
+        let share = u64::try_from(share).unwrap_or(u64::MAX).min(self.max_bytes);
+        self.bytes.max(share)
     }
 
     /// Whether a checkpoint is due by progress: `verified` bytes verified
@@ -71,6 +81,7 @@ mod tests {
             interval: Duration::from_secs(5),
             bytes: MB,
             growth_percent: 25,
+            max_bytes: 32 * MB,
         }
     }
 
@@ -89,8 +100,22 @@ mod tests {
         assert_eq!(p.step(100 * MB), 25 * MB);
         assert!(!p.due_by_progress(25 * MB - 1, 100 * MB));
         assert!(p.due_by_progress(25 * MB, 100 * MB));
+    }
+
+    #[test]
+    fn steps_stop_growing_at_the_cap() {
+        let p = policy();
+        assert_eq!(p.step(1000 * MB), 32 * MB);
         // No overflow at the edge.
-        assert_eq!(p.step(u64::MAX), u64::MAX / 4);
+        assert_eq!(p.step(u64::MAX), 32 * MB);
+        let uncapped = CheckpointPolicy {
+            max_bytes: u64::MAX,
+            ..p
+        };
+        assert_eq!(uncapped.step(u64::MAX), u64::MAX / 4);
+        // The fixed step wins over a smaller cap.
+        let small_cap = CheckpointPolicy { max_bytes: 0, ..p };
+        assert_eq!(small_cap.step(1000 * MB), MB);
     }
 
     #[test]

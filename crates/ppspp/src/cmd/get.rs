@@ -74,6 +74,9 @@ pub struct GetArgs {
     /// (a checkpoint's cost grows with what it records).
     #[arg(long)]
     pub checkpoint_growth: Option<u32>,
+    /// ...but at most this much, e.g. 32MiB (a kill loses up to a step).
+    #[arg(long, value_parser = args::size)]
+    pub checkpoint_max: Option<u64>,
     /// Download scheduling: rarest-first or sequential.
     #[arg(long, default_value = "rarest-first")]
     pub algorithm: String,
@@ -217,6 +220,9 @@ async fn download(
     }
     if let Some(g) = args.checkpoint_growth {
         config.endpoint.checkpoint_growth_percent = g;
+    }
+    if let Some(m) = args.checkpoint_max {
+        config.endpoint.checkpoint_max_bytes = m;
     }
     config.endpoint.upload_slots = args.upload_slots;
     set_connect_timeout(&mut config.endpoint, args.connect_timeout);
