@@ -21,8 +21,10 @@ pub fn checkpoint_path(content: &Path) -> PathBuf {
     with_suffix(content, ".ppspp")
 }
 
-/// The temporary file a checkpoint is written to before the rename.
-pub(crate) fn checkpoint_tmp_path(content: &Path) -> PathBuf {
+/// The temporary file a checkpoint is written to before the rename
+/// (`movie.mp4.ppspp.tmp`); it never outlives a process that exits
+/// normally, and opening the download removes one left by a killed one.
+pub fn checkpoint_tmp_path(content: &Path) -> PathBuf {
     with_suffix(content, ".ppspp.tmp")
 }
 
@@ -225,7 +227,8 @@ impl FileStorage {
     }
 
     /// Waits until every checkpoint asked for is on disk (they are written
-    /// in the background); returns a write error if one happened.
+    /// in the background); returns a write error if one happened and was
+    /// not returned before (the error names the file and the step).
     pub fn wait_checkpoint(&self) -> io::Result<()> {
         match &self.download {
             Some(d) => d.writer.wait(),
@@ -332,12 +335,23 @@ impl Storage for FileStorage {
     fn checkpoint(&mut self, snapshot: &Snapshot<'_>) -> io::Result<()> {
         self.write_checkpoint(snapshot)
     }
+
+    fn wait_checkpoint(&mut self) -> io::Result<()> {
+        FileStorage::wait_checkpoint(self)
+    }
 }
 
 impl Drop for FileStorage {
     fn drop(&mut self) {
         // Chunks still gathered go to the file; the checkpoint writer (a
-        // field dropped after this) then finishes its last checkpoint.
-        let _ = self.pending.flush(&self.file);
+        // field dropped after this) then finishes its last checkpoint and
+        // reports an error nobody collected. These chunks are in no
+        // checkpoint, so losing them costs a re-download, not integrity.
+        if let Err(e) = self.pending.flush(&self.file) {
+            eprintln!(
+                "ppspp-store: warning: cannot write {}: {e}",
+                self.path.display()
+            );
+        }
     }
 }

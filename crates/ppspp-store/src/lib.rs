@@ -77,7 +77,7 @@ mod probe;
 mod writer;
 
 pub use error::StoreError;
-pub use file::{checkpoint_path, FileStorage};
+pub use file::{checkpoint_path, checkpoint_tmp_path, FileStorage};
 pub use probe::{probe_download, Existing};
 
 use ppspp_core::{Binmap, ChunkSize, Hash, HashFunction, PartialTree};

@@ -53,6 +53,18 @@ impl FileStorage {
         };
         let fresh = fresh_tree()?;
 
+        // A checkpoint writer killed before its rename left this; removed
+        // before the content file is created, so that once the content
+        // file exists no stale temporary one does. Something there that
+        // cannot be removed (a directory) would make every checkpoint
+        // fail: better refused now than after the download.
+        let tmp = checkpoint_tmp_path(&path);
+        match fs::remove_file(&tmp) {
+            Err(e) if e.kind() != io::ErrorKind::NotFound => {
+                return Err(StoreError::io("remove", &tmp)(e));
+            }
+            _ => {}
+        }
         let file = File::options()
             .read(true)
             .write(true)
@@ -62,13 +74,6 @@ impl FileStorage {
             .map_err(StoreError::io("open", &path))?;
         let file_meta = file.metadata().map_err(StoreError::io("stat", &path))?;
 
-        let tmp = checkpoint_tmp_path(&path);
-        match fs::remove_file(&tmp) {
-            Err(e) if e.kind() != io::ErrorKind::NotFound => {
-                return Err(StoreError::io("remove", &tmp)(e));
-            }
-            _ => {}
-        }
         let ck = checkpoint_path(&path);
         let bytes = match fs::read(&ck) {
             Ok(b) => Some(b),

@@ -11,6 +11,14 @@
 //! time: while one is being written, a routine one is skipped (the next
 //! will catch up) and an urgent one waits. Dropping the writer waits for
 //! the last one.
+//!
+//! A checkpoint that fails is abandoned: its temporary file is removed (a
+//! path there that the thread did not create, e.g. a directory, is left
+//! alone) and the error, naming the file and the step, is kept until the
+//! next [`CheckpointWriter::begin`] or [`CheckpointWriter::wait`] hands it
+//! out. One that nobody collected is printed when the writer is dropped:
+//! a lost checkpoint means a rerun downloads again, which must not be a
+//! surprise.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -121,6 +129,27 @@ impl Drop for CheckpointWriter {
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
+        // Nobody waited for the last checkpoint: a library has no better
+        // place than stderr for an error that would otherwise vanish.
+        if let Some(e) = self.shared.lock().error.take() {
+            eprintln!("ppspp-store: warning: checkpoint not written: {e}");
+        }
+    }
+}
+
+/// An error of `op` on `path` that says both, keeping the kind.
+fn at<'a>(op: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> io::Error + 'a {
+    move |e| io::Error::new(e.kind(), format!("cannot {op} {}: {e}", path.display()))
+}
+
+/// Removes the temporary file of a failed or abandoned checkpoint; a
+/// failure to is only worth a note, the next open removes it too.
+fn discard(tmp: &Path) {
+    match std::fs::remove_file(tmp) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            eprintln!("ppspp-store: warning: cannot remove {}: {e}", tmp.display());
+        }
+        _ => {}
     }
 }
 
@@ -172,6 +201,9 @@ impl Write for Stream<'_> {
 /// The thread: one checkpoint after another, each a run of pieces ended by
 /// `Finish`.
 fn run(shared: &Shared, rx: &Receiver<Job>, path: &Path, file: &File) {
+    let tmp_path = checkpoint_tmp_path(path);
+    // The temporary file, once this thread created it for the checkpoint
+    // being written (only then is it ours to remove).
     let mut open: Option<(File, Sha256)> = None;
     let mut failed: Option<io::Error> = None;
     while let Ok(job) = rx.recv() {
@@ -182,20 +214,25 @@ fn run(shared: &Shared, rx: &Receiver<Job>, path: &Path, file: &File) {
                 }
                 let step = (|| {
                     if open.is_none() {
-                        open = Some((File::create(checkpoint_tmp_path(path))?, format::checksum()));
+                        let tmp = File::create(&tmp_path).map_err(at("create", &tmp_path))?;
+                        open = Some((tmp, format::checksum()));
                     }
                     let (tmp, sum) = open.as_mut().expect("opened above");
                     sum.update(&piece);
-                    tmp.write_all(&piece)
+                    tmp.write_all(&piece).map_err(at("write", &tmp_path))
                 })();
                 failed = step.err();
             }
             Job::Finish { nodes } => {
+                let created = open.is_some();
                 let result = match (failed.take(), open.take()) {
                     (Some(e), _) => Err(e),
-                    (None, Some((tmp, sum))) => finish(path, file, tmp, sum, nodes),
+                    (None, Some((tmp, sum))) => finish(path, &tmp_path, file, tmp, sum, nodes),
                     (None, None) => Ok(()),
                 };
+                if result.is_err() && created {
+                    discard(&tmp_path);
+                }
                 let mut st = shared.lock();
                 st.busy = false;
                 if let Err(e) = result {
@@ -207,6 +244,9 @@ fn run(shared: &Shared, rx: &Receiver<Job>, path: &Path, file: &File) {
         }
     }
     // The writer was dropped mid-checkpoint: the old checkpoint stays.
+    if open.take().is_some() {
+        discard(&tmp_path);
+    }
     let mut st = shared.lock();
     st.busy = false;
     drop(st);
@@ -215,15 +255,33 @@ fn run(shared: &Shared, rx: &Receiver<Job>, path: &Path, file: &File) {
 
 /// Flush the content (a checkpoint must never claim chunks that are not on
 /// disk), append the file facts and the checksum, make it the checkpoint.
-fn finish(path: &Path, file: &File, mut tmp: File, mut sum: Sha256, nodes: u64) -> io::Result<()> {
-    file.sync_data()?;
-    let meta = file.metadata()?;
+fn finish(
+    path: &Path,
+    tmp_path: &Path,
+    file: &File,
+    mut tmp: File,
+    mut sum: Sha256,
+    nodes: u64,
+) -> io::Result<()> {
+    file.sync_data().map_err(at("flush", path))?;
+    let meta = file.metadata().map_err(at("stat", path))?;
     let trailer = format::trailer(nodes, meta.len(), mtime_ns(&meta));
     sum.update(trailer);
-    tmp.write_all(&trailer)?;
-    tmp.write_all(&sum.finalize())?;
-    tmp.sync_all()?;
+    (|| {
+        tmp.write_all(&trailer)?;
+        tmp.write_all(&sum.finalize())?;
+        tmp.sync_all()
+    })()
+    .map_err(at("write", tmp_path))?;
     drop(tmp);
-    std::fs::rename(checkpoint_tmp_path(path), checkpoint_path(path))?;
-    sync_parent(path)
+    let ck = checkpoint_path(path);
+    std::fs::rename(tmp_path, &ck).map_err(|e| {
+        let why = format!(
+            "cannot rename {} to {}: {e}",
+            tmp_path.display(),
+            ck.display()
+        );
+        io::Error::new(e.kind(), why)
+    })?;
+    sync_parent(path).map_err(at("flush the directory of", &ck))
 }

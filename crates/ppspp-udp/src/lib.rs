@@ -69,7 +69,7 @@ enum Command {
     HaveRun(SwarmHandle, ChunkIndex, oneshot::Sender<Option<u64>>),
     Watch(SwarmHandle, PlayerConfig, ChunkSize, bool),
     Seek(SwarmHandle, ChunkIndex),
-    Shutdown(oneshot::Sender<()>),
+    Shutdown(oneshot::Sender<Vec<String>>),
 }
 
 /// Talks to a running node.
@@ -173,13 +173,21 @@ impl NodeHandle {
     }
 
     /// Closes every channel (telling peers), writes every checkpoint and
-    /// stops the node.
+    /// stops the node. Returns once the checkpoints are on disk; one that
+    /// could not be written (this last one, or an earlier one not reported
+    /// yet) is an error of kind `Other` whose message says why, so that a
+    /// download never ends as if its progress were recorded when it is not.
     pub async fn shutdown(&self) -> io::Result<()> {
         let (tx, rx) = oneshot::channel();
         self.commands
             .send(Command::Shutdown(tx))
             .map_err(|_| gone())?;
-        rx.await.map_err(|_| gone())
+        let failures = rx.await.map_err(|_| gone())?;
+        if failures.is_empty() {
+            Ok(())
+        } else {
+            Err(io::Error::other(failures.join("; ")))
+        }
     }
 }
 
@@ -276,7 +284,7 @@ async fn run(
     events: mpsc::UnboundedSender<Event>,
     verified: watch::Sender<u64>,
 ) -> io::Result<()> {
-    let mut shutdown: Option<(oneshot::Sender<()>, Instant)> = None;
+    let mut shutdown: Option<(oneshot::Sender<Vec<String>>, Instant, Vec<String>)> = None;
     let mut viewers = Viewers::default();
     loop {
         let now = clock.now();
@@ -302,13 +310,20 @@ async fn run(
         // verified, so they never poll.
         let count = verified_count(&ep);
         verified.send_if_modified(|v| std::mem::replace(v, count) != count);
-        if let Some((done, deadline)) = shutdown.take() {
-            // Closing handshakes went out above; give them a moment, then stop.
+        if let Some((done, deadline, mut failures)) = shutdown.take() {
+            // Closing handshakes went out above; give them a moment, then
+            // wait for the last checkpoints (blocking this task: nothing
+            // else is left to do) and stop.
             if now >= deadline || ep.channel_count() == 0 {
-                let _ = done.send(());
+                for h in swarm_handles(&ep) {
+                    if let Err(e) = ep.wait_checkpoint(h) {
+                        failures.push(e);
+                    }
+                }
+                let _ = done.send(failures);
                 return Ok(());
             }
-            shutdown = Some((done, deadline));
+            shutdown = Some((done, deadline, failures));
         }
         if sent == SEND_BUDGET {
             tokio::task::yield_now().await;
@@ -333,11 +348,14 @@ async fn run(
                 Some(cmd) => {
                     let now = clock.now();
                     if let Some(done) = apply(&mut ep, &mut viewers, now, cmd) {
+                        let mut failures = Vec::new();
                         for h in swarm_handles(&ep) {
                             ep.close_swarm(h);
-                            let _ = ep.checkpoint(now, h);
+                            if let Err(e) = ep.checkpoint(now, h) {
+                                failures.push(e);
+                            }
                         }
-                        shutdown = Some((done, now + Duration::from_millis(200)));
+                        shutdown = Some((done, now + Duration::from_millis(200), failures));
                     }
                 }
             },
@@ -377,7 +395,7 @@ fn apply(
     viewers: &mut Viewers,
     now: Instant,
     cmd: Command,
-) -> Option<oneshot::Sender<()>> {
+) -> Option<oneshot::Sender<Vec<String>>> {
     match cmd {
         Command::AddSwarm(setup, reply) => {
             let _ = reply.send(ep.add_swarm(now, *setup));

@@ -17,6 +17,36 @@ pub enum Compat {
     Libswift,
 }
 
+// The progress trigger's defaults (see `proto/checkpoint.rs`), from a scan
+// with `bench/kill_resume.py` (100 and 400 MiB at 25 MB/s on loopback, 1 KiB
+// chunks, SIGKILL after U(0.2, 4) s, up to 30 kills, 2 RNG seeds; bytes the
+// seeder sent / file size, mean) and `bench/checkpoint_cost.py` (checkpoint
+// bytes written over a whole download / content size, from the measured
+// 21.5 bytes per verified KiB of SHA-1 content):
+//
+//   first, growth, cap     kill ratio 100 / 400 MiB   writes 100 MiB / 1 GiB
+//   time only (5 s)        15.0 / -                   -
+//   4 MiB fixed            1.06 / 1.07                28 % / 276 %
+//   16 MiB fixed           1.15 / 1.24                 9 % /  67 %
+//   1 MiB, 25 %, no cap    1.08 / 2.14                11 % /  11 %
+//   1 MiB, 50 %, no cap    1.22 / 3.5 (30 kills)       7 % /   7 %
+//   1 MiB, 25 %, 16 MiB    1.10 / 1.23                12 % /  71 %
+//   1 MiB, 25 %, 32 MiB    1.08 / 1.48                12 % /  37 %
+//
+// Uncapped growth loses a quarter of what is stored per kill, and every
+// restart also re-hashes what its checkpoint claims, so a large file under
+// kills every few seconds barely gains; a fixed step writes quadratically
+// much. 32 MiB keeps both goals (below 2x, overhead a fraction of the
+// content up to about 1 GiB); past that only an incremental checkpoint
+// format would. One noisy 2-core machine: treat the figures as rough.
+
+/// Default of [`EndpointConfig::checkpoint_bytes`] (the scan above).
+pub const CHECKPOINT_BYTES: u64 = 1 << 20;
+/// Default of [`EndpointConfig::checkpoint_growth_percent`].
+pub const CHECKPOINT_GROWTH_PERCENT: u32 = 25;
+/// Default of [`EndpointConfig::checkpoint_max_bytes`].
+pub const CHECKPOINT_MAX_BYTES: u64 = 32 << 20;
+
 /// Limits and timers of an endpoint. The defaults suit the open Internet;
 /// the lab shortens or lengthens them per scenario.
 #[derive(Clone, Debug)]
@@ -102,8 +132,19 @@ pub struct EndpointConfig {
     pub upload_limit: Option<u64>,
     /// Download limit in bytes per second, enforced by requesting no faster.
     pub download_limit: Option<u64>,
-    /// How often a downloading swarm checkpoints its progress to storage.
+    /// How often a downloading swarm checkpoints its progress to storage
+    /// (at least; see [`CheckpointPolicy`](super::CheckpointPolicy)).
     pub checkpoint_interval: Duration,
+    /// A checkpoint is also due once this many bytes verified since the
+    /// last one (so the first comes early), or
+    /// [`EndpointConfig::checkpoint_growth_percent`] of what was stored at
+    /// the last one if more. 0 checkpoints by time only.
+    pub checkpoint_bytes: u64,
+    /// See [`EndpointConfig::checkpoint_bytes`]: the step grows with what
+    /// is stored, because a checkpoint's cost does...
+    pub checkpoint_growth_percent: u32,
+    /// ...up to this many bytes, because a kill loses up to a step.
+    pub checkpoint_max_bytes: u64,
     /// Most addresses in one answer to PEX_REQ.
     pub pex_max_addresses: usize,
     /// Connect to addresses learned through PEX automatically.
@@ -150,6 +191,9 @@ impl Default for EndpointConfig {
             upload_limit: None,
             download_limit: None,
             checkpoint_interval: Duration::from_secs(5),
+            checkpoint_bytes: CHECKPOINT_BYTES,
+            checkpoint_growth_percent: CHECKPOINT_GROWTH_PERCENT,
+            checkpoint_max_bytes: CHECKPOINT_MAX_BYTES,
             pex_max_addresses: 32,
             pex_auto_connect: true,
             pex_connect_limit: 32,

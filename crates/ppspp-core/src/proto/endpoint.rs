@@ -9,6 +9,7 @@ use rand::{Rng, RngExt, SeedableRng};
 
 use super::address::{check_learned_address, check_peer_address};
 use super::channel::{check_options, Channel, Opening, State};
+use super::checkpoint::CheckpointPolicy;
 use super::choke::{rechoke, ROTATION};
 use super::config::{Compat, EndpointConfig};
 use super::event::{CloseReason, EndpointStats, Event, SwarmStats};
@@ -638,7 +639,7 @@ impl Endpoint {
     /// checkpoints a completed download.
     fn check_progress(&mut self, handle: SwarmHandle) {
         let now = self.last_now;
-        let interval = self.config.checkpoint_interval;
+        let policy = CheckpointPolicy::of(&self.config);
         let Some(swarm) = self
             .swarms
             .get_mut(handle.0 as usize)
@@ -661,13 +662,20 @@ impl Endpoint {
         }
         if !swarm.complete_reported && swarm.is_complete() {
             swarm.complete_reported = true;
-            if let Some(e) = swarm.maybe_checkpoint(now, interval, true) {
+            if let Some(e) = swarm.maybe_checkpoint(now, &policy, true) {
                 self.events.push_back(Event::StorageError {
                     swarm: handle,
                     error: e,
                 });
             }
             self.events.push_back(Event::Complete { swarm: handle });
+        } else if swarm.checkpoint_due_by_progress(&policy) {
+            if let Some(e) = swarm.maybe_checkpoint(now, &policy, false) {
+                self.events.push_back(Event::StorageError {
+                    swarm: handle,
+                    error: e,
+                });
+            }
         }
     }
 
@@ -709,10 +717,10 @@ impl Endpoint {
                 self.rechoke(now, h);
             }
         }
-        let interval = self.config.checkpoint_interval;
+        let policy = CheckpointPolicy::of(&self.config);
         for (i, swarm) in self.swarms.iter_mut().enumerate() {
             if let Some(s) = swarm.as_mut() {
-                if let Some(e) = s.maybe_checkpoint(now, interval, false) {
+                if let Some(e) = s.maybe_checkpoint(now, &policy, false) {
                     self.events.push_back(Event::StorageError {
                         swarm: SwarmHandle(i as u32),
                         error: e,
@@ -966,11 +974,24 @@ impl Endpoint {
 
     /// Writes a checkpoint of `swarm` now if it changed.
     pub fn checkpoint(&mut self, now: Instant, swarm: SwarmHandle) -> Result<(), String> {
-        let interval = self.config.checkpoint_interval;
+        let policy = CheckpointPolicy::of(&self.config);
         match self
             .swarm_mut(swarm)
-            .and_then(|s| s.maybe_checkpoint(now, interval, true))
+            .and_then(|s| s.maybe_checkpoint(now, &policy, true))
         {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+
+    /// Returns once the checkpoints of `swarm` asked for are durable, with
+    /// the error of one that failed and was not reported yet
+    /// ([`Storage::wait_checkpoint`](crate::storage::Storage::wait_checkpoint)).
+    /// A driver calls it when the swarm stops, after
+    /// [`Endpoint::checkpoint`], so that a last checkpoint written in the
+    /// background cannot fail unseen. It blocks on the storage.
+    pub fn wait_checkpoint(&mut self, swarm: SwarmHandle) -> Result<(), String> {
+        match self.swarm_mut(swarm).and_then(Swarm::wait_checkpoint) {
             Some(e) => Err(e),
             None => Ok(()),
         }

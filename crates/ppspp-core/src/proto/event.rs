@@ -117,6 +117,9 @@ pub struct SwarmStats {
     pub bad_peers: u64,
     /// HAVEs not recorded, from all peers (see [`PeerStats::haves_refused`]).
     pub haves_refused: u64,
+    /// Checkpoints handed to the storage (a storage may still skip a
+    /// routine one while an earlier one is being written).
+    pub checkpoints: u64,
     /// Channels open now.
     pub peers_connected: usize,
     /// Per peer address.

@@ -10,6 +10,7 @@
 
 pub mod address;
 mod channel;
+mod checkpoint;
 mod choke;
 mod config;
 mod endpoint;
@@ -31,6 +32,7 @@ use std::net::SocketAddr;
 
 use rand::rngs::Xoshiro256PlusPlus;
 
+pub use checkpoint::CheckpointPolicy;
 pub use config::{Compat, EndpointConfig};
 
 /// The longest turn of one peer at our upload under weighted uploads

@@ -3,8 +3,8 @@
 use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
+use super::checkpoint::CheckpointPolicy;
 use super::event::{PeerStats, SwarmStats};
 use super::integrity::Integrity;
 use crate::binmap::Binmap;
@@ -147,6 +147,10 @@ pub(crate) struct Swarm {
     pub content_len_reported: bool,
     pub checkpoint_dirty: bool,
     pub last_checkpoint: Instant,
+    /// Payload bytes verified since the last checkpoint, and stored at it
+    /// (for the progress trigger, [`CheckpointPolicy`]).
+    pub verified_since_checkpoint: u64,
+    pub stored_at_checkpoint: u64,
     pub closing: bool,
     /// When upload slots are next reconsidered.
     pub next_rechoke: Instant,
@@ -170,6 +174,11 @@ impl Swarm {
         for run in setup.have.filled_runs() {
             availability.mark_taken(run);
         }
+        // Resumed chunks count as stored at a checkpoint: they are in one.
+        let stored = setup
+            .have
+            .count()
+            .saturating_mul(setup.chunk_size.bytes_u64());
         Swarm {
             root: setup.root,
             hash_function: setup.hash_function,
@@ -195,6 +204,8 @@ impl Swarm {
             content_len_reported: false,
             checkpoint_dirty: false,
             last_checkpoint: now,
+            verified_since_checkpoint: 0,
+            stored_at_checkpoint: stored,
             closing: false,
             next_rechoke: now,
             playhead: None,
@@ -248,6 +259,7 @@ impl Swarm {
         self.have_log.push(chunk);
         self.requested.clear_chunk(chunk);
         self.checkpoint_dirty = true;
+        self.verified_since_checkpoint += len as u64;
         self.stats.chunks_verified += 1;
         self.stats.payload_bytes_received += len as u64;
         let peer = self.peer_stats(from);
@@ -272,28 +284,54 @@ impl Swarm {
         self.stats.peers.entry(addr).or_default()
     }
 
-    /// Writes a checkpoint if the download moved on and `interval` passed
-    /// (or `force`). Returns the storage error, if any.
+    /// Whether enough verified since the last checkpoint for the next.
+    pub fn checkpoint_due_by_progress(&self, policy: &CheckpointPolicy) -> bool {
+        self.checkpoint_dirty
+            && policy.due_by_progress(self.verified_since_checkpoint, self.stored_at_checkpoint)
+    }
+
+    /// Writes a checkpoint if the download moved on and `policy` says one
+    /// is due (or `force`). Returns the storage error, if any.
     pub fn maybe_checkpoint(
         &mut self,
         now: Instant,
-        interval: Duration,
+        policy: &CheckpointPolicy,
         force: bool,
     ) -> Option<String> {
+        let elapsed = now.saturating_since(self.last_checkpoint);
         if !self.checkpoint_dirty
-            || (!force && now.saturating_since(self.last_checkpoint) < interval)
+            || (!force
+                && !policy.due(
+                    elapsed,
+                    self.verified_since_checkpoint,
+                    self.stored_at_checkpoint,
+                ))
         {
             return None;
         }
         let tree = self.integrity.partial()?;
         self.last_checkpoint = now;
         self.checkpoint_dirty = false;
+        self.stored_at_checkpoint = self
+            .stored_at_checkpoint
+            .saturating_add(self.verified_since_checkpoint);
+        self.verified_since_checkpoint = 0;
+        self.stats.checkpoints += 1;
         self.storage
             .checkpoint(&Snapshot {
                 have: &self.have,
                 tree,
                 urgent: force,
             })
+            .err()
+            .map(|e| format!("checkpoint failed: {e}"))
+    }
+
+    /// Waits for the storage's checkpoints to be durable; the error of one
+    /// that failed.
+    pub fn wait_checkpoint(&mut self) -> Option<String> {
+        self.storage
+            .wait_checkpoint()
             .err()
             .map(|e| format!("checkpoint failed: {e}"))
     }

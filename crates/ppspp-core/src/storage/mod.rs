@@ -48,4 +48,13 @@ pub trait Storage: fmt::Debug + Send {
     fn checkpoint(&mut self, _snapshot: &Snapshot<'_>) -> io::Result<()> {
         Ok(())
     }
+
+    /// Returns once every checkpoint asked for is durable, with the error
+    /// of one that failed and was not returned yet. A storage may write
+    /// checkpoints in the background, where a failure of the last one
+    /// would otherwise go unseen; drivers call this when a swarm stops.
+    /// The default has nothing pending.
+    fn wait_checkpoint(&mut self) -> io::Result<()> {
+        Ok(())
+    }
 }

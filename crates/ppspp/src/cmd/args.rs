@@ -35,6 +35,12 @@ pub fn rate(s: &str) -> Result<u64, String> {
     ppspp_lab::units::rate(s)
 }
 
+/// Parse a size in bytes: `4MB`, `1MiB`, or a plain number of bytes (the
+/// lab's units).
+pub fn size(s: &str) -> Result<u64, String> {
+    ppspp_lab::units::size(s)
+}
+
 /// Parse a positive number of seconds (fractions allowed).
 pub fn seconds(s: &str) -> Result<std::time::Duration, String> {
     let v: f64 = s

@@ -16,7 +16,7 @@ use tokio::sync::mpsc::UnboundedReceiver;
 use super::args;
 use super::contacts::Contacts;
 use super::node::{
-    node_config, peers_of, progress_bar, runtime, set_connect_timeout, CONNECT_TIMEOUT,
+    interrupted, node_config, peers_of, progress_bar, runtime, set_connect_timeout, CONNECT_TIMEOUT,
 };
 use super::output::{self, Opened};
 use super::progress::{human_bytes, Progress, RateMeter, Summary};
@@ -68,6 +68,17 @@ pub struct GetArgs {
     /// process loses at most this much work).
     #[arg(long, default_value = "5", value_parser = args::seconds)]
     pub checkpoint_interval: Duration,
+    /// Also checkpoint once this much verified since the last checkpoint
+    /// (so the first comes early), e.g. 1MiB; 0: by time only.
+    #[arg(long, value_parser = args::size)]
+    pub checkpoint_bytes: Option<u64>,
+    /// ...or this percentage of what was stored at the last one, if more
+    /// (a checkpoint's cost grows with what it records).
+    #[arg(long)]
+    pub checkpoint_growth: Option<u32>,
+    /// ...but at most this much, e.g. 32MiB (a kill loses up to a step).
+    #[arg(long, value_parser = args::size)]
+    pub checkpoint_max: Option<u64>,
     /// Download scheduling: rarest-first or sequential.
     #[arg(long, default_value = "rarest-first")]
     pub algorithm: String,
@@ -86,6 +97,8 @@ struct Run {
     outcome: Outcome,
     report: Report,
     elapsed: Duration,
+    /// Why the last checkpoint could not be written, when it could not.
+    unrecorded: Option<String>,
 }
 
 /// What was stored before this run.
@@ -138,6 +151,27 @@ pub fn run(args: &GetArgs) -> Result<()> {
     let complete = matches!(&run, Ok(r) if matches!(r.outcome, Outcome::Complete));
     let discarded = !complete && target.discard_if_empty();
     let run = run?;
+    if let Some(why) = &run.unrecorded {
+        // However the download ended, its progress is not recorded: say so
+        // on one line, and fail (the error the outcome gives, if any,
+        // follows as the final line).
+        // A complete download still needs its checkpoint: without it a
+        // later get of the same path cannot tell the file is this swarm's
+        // (it refuses it as someone else's file, or re-downloads it with
+        // --force). `seed` hashes the file and needs none.
+        let shown = target.path().display();
+        let done = if complete {
+            format!("the content is complete (ppspp seed {shown} serves it), but a later get of it would start over")
+        } else {
+            "what arrived since the last checkpoint will be downloaded again".to_string()
+        };
+        let why = why.trim_start_matches("checkpoint failed: ");
+        let line = format!("cannot write the checkpoint of {shown}: {why}; {done}");
+        if matches!(run.outcome, Outcome::Complete) {
+            bail!("{line}");
+        }
+        eprintln!("ppspp: error: {line}");
+    }
     match run.outcome {
         Outcome::Complete => {
             if !start.complete {
@@ -183,6 +217,15 @@ async fn download(
 ) -> Result<Run> {
     let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
     config.endpoint.checkpoint_interval = args.checkpoint_interval;
+    if let Some(b) = args.checkpoint_bytes {
+        config.endpoint.checkpoint_bytes = b;
+    }
+    if let Some(g) = args.checkpoint_growth {
+        config.endpoint.checkpoint_growth_percent = g;
+    }
+    if let Some(m) = args.checkpoint_max {
+        config.endpoint.checkpoint_max_bytes = m;
+    }
     config.endpoint.upload_slots = args.upload_slots;
     set_connect_timeout(&mut config.endpoint, args.connect_timeout);
     let (node, mut events, task) = ppspp_udp::start(config)
@@ -214,9 +257,15 @@ async fn download(
     let report = node.report(swarm).await?;
     if matches!(outcome, Outcome::Complete) && args.seed_after {
         eprintln!("ppspp: download complete; seeding until interrupted");
-        tokio::signal::ctrl_c().await?;
+        interrupted().await?;
     }
-    node.shutdown().await?;
+    // The last checkpoint is on disk once this returns; the error says why
+    // it is not.
+    let unrecorded = match node.shutdown().await {
+        Ok(()) => None,
+        Err(e) if e.kind() == std::io::ErrorKind::Other => Some(e.to_string()),
+        Err(e) => return Err(e.into()),
+    };
     task.await??;
     if let Some(path) = &args.stats_json {
         let complete = matches!(outcome, Outcome::Complete);
@@ -226,6 +275,7 @@ async fn download(
         outcome,
         report,
         elapsed,
+        unrecorded,
     })
 }
 
@@ -263,7 +313,7 @@ impl Watch<'_> {
         // tokio's handler is installed the signal no longer ends the process:
         // a Ctrl-C between two turns was lost, and the download ran on (seen
         // in CI as an interrupted `get` that exited with success).
-        let interrupt = tokio::signal::ctrl_c();
+        let interrupt = interrupted();
         tokio::pin!(interrupt);
         loop {
             tokio::select! {

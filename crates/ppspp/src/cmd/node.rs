@@ -69,6 +69,26 @@ pub fn set_connect_timeout(endpoint: &mut EndpointConfig, timeout: Duration) {
     endpoint.handshake_retry = timeout / (2u32.pow(HANDSHAKE_TRIES) - 1);
 }
 
+/// Completes on Ctrl-C (SIGINT) or, on Unix, SIGTERM: either is a request
+/// to stop cleanly (last checkpoint written, peers told). Create it once
+/// and poll it throughout: a signal is caught only once its listener is
+/// installed, and from then on it no longer ends the process by itself.
+pub async fn interrupted() -> std::io::Result<()> {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate())?;
+        tokio::select! {
+            r = tokio::signal::ctrl_c() => r,
+            _ = term.recv() => Ok(()),
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        tokio::signal::ctrl_c().await
+    }
+}
+
 /// A progress bar on a terminal, hidden otherwise.
 pub fn progress_bar(len: u64, template: &str) -> ProgressBar {
     if !std::io::stderr().is_terminal() {

@@ -14,7 +14,7 @@ use ppspp_core::{ChunkSize, HashFunction};
 use ppspp_store::FileStorage;
 
 use super::args;
-use super::node::{announce_addr, node_config, progress_bar, runtime, ProgressReader};
+use super::node::{announce_addr, interrupted, node_config, progress_bar, runtime, ProgressReader};
 use super::url::SwarmUrl;
 
 /// Arguments of `ppspp seed`.
@@ -45,6 +45,9 @@ pub struct SeedArgs {
     /// this machine's address when listening on all interfaces).
     #[arg(long)]
     pub announce: Option<SocketAddr>,
+    /// Write counters as JSON here when interrupted (bytes sent, per peer).
+    #[arg(long)]
+    pub stats_json: Option<PathBuf>,
 }
 
 /// Hashes the file (a progress bar on a terminal), prints one line on
@@ -88,7 +91,7 @@ pub fn run(args: &SeedArgs) -> Result<()> {
             Box::new(storage),
             pick::by_name("rarest-first").expect("picker"),
         );
-        node.add_swarm(setup).await?;
+        let swarm = node.add_swarm(setup).await?;
         let url = SwarmUrl {
             peer: Some(
                 args.announce
@@ -103,11 +106,39 @@ pub fn run(args: &SeedArgs) -> Result<()> {
         use std::io::Write;
         std::io::stdout().flush()?;
         tokio::select! {
-            r = tokio::signal::ctrl_c() => r?,
+            r = interrupted() => r?,
             _ = async { while events.recv().await.is_some() {} } => {}
         }
+        let report = node.report(swarm).await?;
         node.shutdown().await?;
         task.await??;
+        if let Some(path) = &args.stats_json {
+            write_stats(path, &report)?;
+        }
         Ok(())
     })
+}
+
+/// The seeder's counters: what it sent in all, and to whom.
+fn write_stats(path: &std::path::Path, r: &ppspp_udp::Report) -> Result<()> {
+    let peers: serde_json::Map<String, serde_json::Value> = r
+        .stats
+        .peers
+        .iter()
+        .map(|(addr, p)| {
+            let v = serde_json::json!({
+                "payload_bytes_sent": p.payload_bytes_sent,
+                "chunks_sent": p.chunks_sent,
+            });
+            (addr.to_string(), v)
+        })
+        .collect();
+    let doc = serde_json::json!({
+        "payload_bytes_sent": r.stats.payload_bytes_sent,
+        "datagrams_sent": r.endpoint.datagrams_sent,
+        "bytes_sent": r.endpoint.bytes_sent,
+        "peers": peers,
+    });
+    let text = serde_json::to_string_pretty(&doc)?;
+    std::fs::write(path, text).with_context(|| format!("cannot write {}", path.display()))
 }

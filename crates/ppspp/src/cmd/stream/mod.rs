@@ -24,7 +24,9 @@ use tokio::net::TcpListener;
 
 use super::args;
 use super::contacts::Contacts;
-use super::node::{node_config, peers_of, runtime, set_connect_timeout, CONNECT_TIMEOUT};
+use super::node::{
+    interrupted, node_config, peers_of, runtime, set_connect_timeout, CONNECT_TIMEOUT,
+};
 use super::output::{self, Opened};
 use super::url::SwarmUrl;
 use gateway::Gateway;
@@ -208,7 +210,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             None => None,
         };
         let outcome = tokio::select! {
-            r = tokio::signal::ctrl_c() => r.map_err(anyhow::Error::from),
+            r = interrupted() => r.map_err(anyhow::Error::from),
             r = async {
                 match player {
                     Some((p, h)) => Some((p, h.await)),
@@ -255,7 +257,10 @@ pub fn run(args: &StreamArgs) -> Result<()> {
                 }
             } => r,
         };
-        node.shutdown().await?;
+        // Returns once the last checkpoint is on disk, or says why not.
+        node.shutdown()
+            .await
+            .with_context(|| format!("cannot write the checkpoint of {out}"))?;
         task.await??;
         // The shutdown's checkpoint must be on disk before we return.
         saved

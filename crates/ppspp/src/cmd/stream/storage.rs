@@ -68,4 +68,8 @@ impl Storage for SharedStorage {
     fn checkpoint(&mut self, snapshot: &Snapshot<'_>) -> io::Result<()> {
         self.lock().checkpoint(snapshot)
     }
+
+    fn wait_checkpoint(&mut self) -> io::Result<()> {
+        SharedStorage::wait_checkpoint(self)
+    }
 }
