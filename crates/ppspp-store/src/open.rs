@@ -81,6 +81,7 @@ impl FileStorage {
             Err(e) => return Err(StoreError::io("read", &ck)(e)),
         };
 
+        let had_checkpoint = bytes.is_some();
         let mut resume = Resume {
             have: Binmap::new(),
             tree: fresh,
@@ -137,9 +138,13 @@ impl FileStorage {
             cache: Default::default(),
             pending: Default::default(),
         };
-        if resume.rehashed > 0 {
+        if resume.rehashed > 0 || !had_checkpoint {
             // Record the re-hash at once, so that another crash before the
-            // first checkpoint does not repeat it.
+            // first checkpoint does not repeat it. A new download gets its
+            // checkpoint (of nothing yet) before a chunk is written: killed
+            // before its first progress checkpoint, it would otherwise
+            // leave a content file without one, which the next run must
+            // refuse as someone else's file.
             let snapshot = Snapshot {
                 have: &resume.have,
                 tree: &resume.tree,

@@ -44,7 +44,8 @@ fn the_wait_reports_an_uncreatable_temporary_file() {
     // Reported once; the directory is not ours and stays.
     a.storage.wait_checkpoint().unwrap();
     assert!(tmp.is_dir());
-    assert!(!checkpoint_path(&path).exists());
+    // The checkpoint written at open (of nothing yet) is still there.
+    assert!(checkpoint_path(&path).is_file());
 }
 
 /// The rename fails (a directory sits where the checkpoint goes): the
@@ -59,6 +60,8 @@ fn a_failed_rename_removes_the_temporary_file() {
         a.receive(&s, c);
     }
     let ck = checkpoint_path(&path);
+    // In place of the checkpoint written at open.
+    std::fs::remove_file(&ck).unwrap();
     std::fs::create_dir(&ck).unwrap();
     std::fs::write(ck.join("keep"), b"x").unwrap();
     begin_checkpoint(&mut a);
@@ -95,4 +98,24 @@ fn a_stale_temporary_file_is_removed_before_the_content_file_is_made() {
     let (_a, _) = open(&path, &s.meta);
     assert!(path.exists());
     assert!(!tmp.exists());
+}
+
+/// A new download has its checkpoint (of nothing yet) before any chunk is
+/// written: a process killed before its first progress checkpoint leaves a
+/// content file the next run recognises as this swarm's download.
+#[test]
+fn a_new_download_is_checkpointed_at_open() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = content_path(&dir);
+    let s = seeder(4 * 16, 16, 24, HashFunction::Sha1);
+    let (mut a, _) = open(&path, &s.meta);
+    assert!(checkpoint_path(&path).is_file());
+    a.receive(&s, 0);
+    // Killed: nothing more is written.
+    std::mem::forget(a);
+    let existing = ppspp_store::probe_download(&path, &s.meta).unwrap();
+    assert!(
+        matches!(existing, ppspp_store::Existing::Download { .. }),
+        "{existing:?}"
+    );
 }

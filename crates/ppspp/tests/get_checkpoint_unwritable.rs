@@ -5,7 +5,8 @@
 //!
 //! The checkpoint is made unwritable the way that works for root too: a
 //! directory at `OUT.ppspp.tmp`, created once `get` has opened its output
-//! (opening refuses one that is already there) and before any data can
+//! and written its first checkpoint, of nothing yet (opening refuses a
+//! directory that is already there), and before any data can
 //! arrive — the seeder starts only then, on the port the URL names, and
 //! `get` reaches it with a handshake retry.
 
@@ -43,7 +44,9 @@ fn an_unwritable_final_checkpoint_fails_the_download() {
 
     let out = dir.path().join("out");
     let mut get = spawn_get(&url, &out, &["--connect-timeout", "30"]);
-    wait_for(&out);
+    // The checkpoint written at open (of nothing yet) says the output is
+    // open; the later ones are to fail.
+    wait_for(&ppspp_store::checkpoint_path(&out));
     let tmp = ppspp_store::checkpoint_tmp_path(&out);
     std::fs::create_dir(&tmp).unwrap();
     let seeder = Command::new(bin())
@@ -78,8 +81,18 @@ fn an_unwritable_final_checkpoint_fails_the_download() {
         "{err}"
     );
     // The data is all there; the only thing at the temporary path is the
-    // directory put there, and no checkpoint claims anything.
+    // directory put there, and the only checkpoint (written at the start)
+    // claims nothing.
     assert_eq!(std::fs::read(&out).unwrap(), data);
     assert!(tmp.is_dir());
-    assert!(!ppspp_store::checkpoint_path(&out).exists());
+    let meta = ppspp_store::SwarmMeta::new(
+        ppspp_core::HashFunction::Sha1,
+        ppspp_core::hash::Hash::from_hex(&root).unwrap(),
+        ppspp_core::ChunkSize::DEFAULT,
+    );
+    let existing = ppspp_store::probe_download(&out, &meta).unwrap();
+    assert!(
+        matches!(existing, ppspp_store::Existing::Download { chunks: 0, .. }),
+        "{existing:?}"
+    );
 }

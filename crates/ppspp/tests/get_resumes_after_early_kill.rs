@@ -57,3 +57,33 @@ fn killed_early_resumes_from_a_progress_checkpoint() {
         "received {received} with {missing} missing: {s}"
     );
 }
+
+/// Killed before its first progress checkpoint (a few chunks in), the
+/// download is still recognised as this swarm's by the next run, which
+/// needs no `--force`: its checkpoint (of nothing yet) was written when
+/// the output was opened.
+#[test]
+fn killed_before_any_progress_checkpoint_is_not_someone_elses_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let len = 3_000_000usize;
+    let data = random_bytes(len, 92);
+    let src = write_file(dir.path(), "src", &data);
+    let seeder = seed(&src, &["--upload-limit", "200kB/s"]);
+    let out = dir.path().join("out");
+    let mut first = spawn_get(&seeder.url, &out, &[]);
+    let start = Instant::now();
+    while std::fs::metadata(&out).map_or(0, |m| m.blocks()) == 0 {
+        assert!(start.elapsed() < Duration::from_secs(60), "nothing written");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    first.0.kill().unwrap();
+    first.0.wait().unwrap();
+    let written = std::fs::metadata(&out).unwrap().blocks() * 512;
+    assert!(
+        written < 1 << 20,
+        "killed too late: {written} bytes written"
+    );
+    let second = get(&seeder.url, &out, &[]);
+    assert_ok(&second, "second run, without --force");
+    assert!(std::fs::read(&out).unwrap() == data, "content differs");
+}
