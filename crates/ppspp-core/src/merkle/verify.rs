@@ -366,7 +366,27 @@ impl PartialTree {
     /// is marked verified. On a mismatch nothing new is trusted and the
     /// candidates used are dropped ([`VerifyError::BadChunk`]): the sender
     /// must send them again with the right data.
+    ///
+    /// Under a count only claimed by peaks, a chunk may also show that the
+    /// content ends with it, and so shrink the count (see `claim.rs`).
     pub fn verify_chunk(&mut self, chunk: ChunkIndex, data: &[u8]) -> Result<(), VerifyError> {
+        let cs = self.chunk_size.bytes_usize();
+        if (1..cs).contains(&data.len()) && self.could_end_at(chunk.0) {
+            // Too short for anything but the last chunk.
+            let leaf = self.hash_fn.digest(data);
+            self.end_at_if_proven(chunk.0, leaf)?;
+        }
+        self.verify_in_tree(chunk, data)?;
+        if data.len() == cs && self.could_end_at(chunk.0) {
+            if let Some(leaf) = Bin::leaf(chunk).and_then(|b| self.trusted(b)) {
+                self.end_at_if_proven(chunk.0, leaf)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`verify_chunk`](Self::verify_chunk) in the tree of the count held.
+    fn verify_in_tree(&mut self, chunk: ChunkIndex, data: &[u8]) -> Result<(), VerifyError> {
         let hash_fn = self.hash_fn;
         let cs = self.chunk_size.bytes_usize();
         let known = self.known.as_ref().ok_or(VerifyError::UnknownSize)?;

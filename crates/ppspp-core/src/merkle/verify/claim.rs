@@ -80,6 +80,19 @@ impl PartialTree {
                 chunks: chunk_count,
             });
         }
+        self.replace_count(chunk_count)?;
+        let hash_fn = self.hash_fn;
+        if let Some(known) = self.known.as_mut() {
+            for (bin, hash) in peaks.iter().chain(&above) {
+                known.set_trusted(hash_fn, *bin, hash);
+            }
+        }
+        self.prune_pending();
+        Ok(chunk_count)
+    }
+
+    /// Holds `chunk_count` chunks from now on (a no-op when already held).
+    fn replace_count(&mut self, chunk_count: u64) -> Result<(), VerifyError> {
         let hash_fn = self.hash_fn;
         match self.known.take() {
             Some(k) if k.chunk_count == chunk_count => self.known = Some(k),
@@ -107,13 +120,83 @@ impl PartialTree {
                 self.known = Some(fresh);
             }
         }
-        if let Some(known) = self.known.as_mut() {
-            for (bin, hash) in peaks.iter().chain(&above) {
-                known.set_trusted(hash_fn, *bin, hash);
-            }
+        Ok(())
+    }
+
+    /// Whether chunk `c` could be the real last chunk below a count held
+    /// tentatively with its height proven: a count of c + 1 has the same
+    /// height, and no trusted subtree right of `c` holds data. Costs a
+    /// lookup per layer, no hashing; true for few chunks of an honest
+    /// download (the uncles right of a chunk are usually trusted).
+    pub(super) fn could_end_at(&self, c: u64) -> bool {
+        let Some(k) = &self.known else {
+            return false;
+        };
+        let n = k.chunk_count;
+        if !self.size_from_peaks
+            || !self.height_proven
+            || self.content_len.is_some()
+            || c.checked_add(1)
+                .is_none_or(|m| m >= n || tree_height(m) != tree_height(n))
+        {
+            return false;
         }
-        self.prune_pending();
-        Ok(chunk_count)
+        let zero = self.hash_fn.zero();
+        let Some(mut cur) = Bin::leaf(crate::chunk::ChunkIndex(c)) else {
+            return false;
+        };
+        while cur != k.root_bin {
+            let (Some(parent), Some(sib)) = (cur.parent(), cur.sibling()) else {
+                return false;
+            };
+            if cur.is_left() && k.trusted(self.hash_fn, sib).is_some_and(|h| h != zero) {
+                return false;
+            }
+            cur = parent;
+        }
+        true
+    }
+
+    /// Shrinks the count to c + 1 if leaf `c`, whose hash is `leaf`, hashes
+    /// up to the root with every subtree right of it empty (zeros), left
+    /// siblings taken from trusted or candidate hashes. As the height is
+    /// proven, the walk follows the real tree, so the real leaf c holds data
+    /// and nothing lies after it: c + 1 is the true count (RFC 7574 §5.1
+    /// padding), proven without anyone's peaks. This is how a download whose
+    /// peers stopped sending peaks (it acknowledged their chunks, §5.6.2)
+    /// still finds the end under a forged larger count.
+    pub(super) fn end_at_if_proven(&mut self, c: u64, leaf: Hash) -> Result<(), VerifyError> {
+        let Some(k) = &self.known else {
+            return Ok(());
+        };
+        let hash_fn = self.hash_fn;
+        let zero = hash_fn.zero();
+        let Some(mut cur) = Bin::leaf(crate::chunk::ChunkIndex(c)) else {
+            return Ok(());
+        };
+        let mut hash = leaf;
+        while cur != k.root_bin {
+            if k.trusted(hash_fn, cur).is_some_and(|t| t != hash) {
+                return Ok(());
+            }
+            let (Some(parent), Some(sib)) = (cur.parent(), cur.sibling()) else {
+                return Ok(());
+            };
+            hash = if cur.is_left() {
+                hash_fn.parent(&hash, &zero)
+            } else {
+                let candidate = self.pending.iter().rev().find(|(b, _)| *b == sib);
+                match k.trusted(hash_fn, sib).or(candidate.map(|p| p.1)) {
+                    Some(left) => hash_fn.parent(&left, &hash),
+                    None => return Ok(()),
+                }
+            };
+            cur = parent;
+        }
+        if hash == self.root {
+            self.replace_count(c + 1)?;
+        }
+        Ok(())
     }
 
     /// Whether the claim of `claimed` chunks may replace the `known` count.

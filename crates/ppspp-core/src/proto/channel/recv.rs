@@ -482,7 +482,15 @@ impl Channel {
         // (hashes known in advance, as a simulated peer has them) checks the
         // chunk against its leaf.
         let height_known = swarm.integrity.partial().is_none_or(|t| t.height_proven());
-        match swarm.integrity.verify(chunk, data) {
+        let count = swarm.chunk_count();
+        let verified = swarm.integrity.verify(chunk, data);
+        if let Some(n) = swarm.chunk_count().filter(|n| Some(*n) != count) {
+            // The chunk showed the content ends with it, below a claimed
+            // count (`PartialTree::verify_chunk`).
+            swarm.availability.set_chunk_count(n);
+            ctx.size_learned = true;
+        }
+        match verified {
             Ok(()) => {
                 if !height_known {
                     // The claim is backed now: the endpoint drops the peers
