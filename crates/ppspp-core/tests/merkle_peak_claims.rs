@@ -9,6 +9,7 @@
 //!   counts from ⌈L / 2^s⌉), which includes one peak equal to the root at
 //!   any layer up to h;
 //! - one peak equal to the root at a layer above h.
+//!
 //! The first property checks that `accept_peaks` accepts exactly these,
 //! whatever else is thrown at it; the second that under any of them but the
 //! truth, the best an attacker holding the whole tree can send never proves
@@ -23,6 +24,10 @@ const F: HashFunction = HashFunction::Sha1;
 const CS: usize = 64;
 /// How many layers above the real root the taller claims reach.
 const TALLER: u32 = 3;
+
+/// A peak list, the count it claims, and the layer it sees the real tree
+/// from (`None`: taller than the tree).
+type Claim = (Vec<(Bin, Hash)>, u64, Option<u32>);
 
 struct Content {
     data: Vec<u8>,
@@ -70,7 +75,7 @@ impl Content {
 
     /// Every list that must be accepted, with the count it claims and the
     /// layer `s` it sees the real tree from (`None`: taller than the tree).
-    fn acceptable(&self) -> Vec<(Vec<(Bin, Hash)>, u64, Option<u32>)> {
+    fn acceptable(&self) -> Vec<Claim> {
         let mut all = Vec::new();
         for s in 0..=self.h() {
             let real = self.l().div_ceil(1 << s);
@@ -160,11 +165,7 @@ fn source() -> impl Strategy<Value = Source> {
     ]
 }
 
-fn list_of(
-    c: &Content,
-    acceptable: &[(Vec<(Bin, Hash)>, u64, Option<u32>)],
-    s: &Source,
-) -> Vec<(Bin, Hash)> {
+fn list_of(c: &Content, acceptable: &[Claim], s: &Source) -> Vec<(Bin, Hash)> {
     match s {
         Source::Acceptable(i, m) => bend(c, acceptable[i % acceptable.len()].0.clone(), m),
         Source::Random(entries) => entries

@@ -198,7 +198,7 @@ fn forged_root_peak_then_honest_seeder(len: usize) {
     };
     let now = net.now;
     net.node(leech_at).connect(now, h, liar_at).unwrap();
-    let mut step = |net: &mut Net, liar: &mut Liar, d: Duration| {
+    let step = |net: &mut Net, liar: &mut Liar, d: Duration| {
         let end = net.now + d;
         while net.now < end {
             let next = net.now + Duration::from_millis(1);
@@ -217,7 +217,7 @@ fn forged_root_peak_then_honest_seeder(len: usize) {
     assert!(liar.chunks_sent > 0, "the liar served chunks");
     let (have, count) = net.nodes[&leech_at].progress(h).unwrap();
     assert!(have > 0, "chunks verified under the forged size");
-    if len % cs.bytes_usize() == 0 {
+    if len.is_multiple_of(cs.bytes_usize()) {
         // The real last chunk is whole, so the liar served it too: under
         // the forged count it verified with nothing but zeros to its right,
         // which proves the true count without anyone's peaks.
