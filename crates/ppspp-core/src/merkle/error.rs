@@ -87,6 +87,14 @@ pub enum VerifyError {
     /// trusted one. The pending uncles used have been dropped.
     #[error("chunk {0} does not match the trusted hashes")]
     BadChunk(ChunkIndex),
+    /// The chunk is exactly two hashes long while the content size is only
+    /// claimed by peaks whose tree height nothing has confirmed: RFC 7574
+    /// hashes leaves and inner nodes alike (§5.1), so such data may be the
+    /// two children of an inner node, "verifying" as a leaf of a forged
+    /// shorter tree. Not the sender's fault for sure; ask again once another
+    /// chunk has confirmed the height.
+    #[error("chunk {0} is two hashes long and the tree height is not confirmed yet")]
+    Ambiguous(ChunkIndex),
     /// Verification needs the hash of this bin, which is neither trusted nor
     /// pending: the sender must send it as an INTEGRITY message first.
     #[error("missing the hash of {0}")]
@@ -99,7 +107,10 @@ pub enum VerifyError {
     /// hash up to the root (swarm id).
     #[error("peak hashes do not match the root hash")]
     BadPeaks,
-    /// The peaks imply another chunk count than the one already known.
+    /// The peaks hash up to the root but imply another chunk count than the
+    /// one already known, which they cannot replace: the known count is
+    /// fixed or proven, or a chunk verified under it shows the claim false
+    /// (see [`PartialTree::accept_peaks`](super::PartialTree::accept_peaks)).
     #[error("peaks imply {claimed} chunks, but the content has {known}")]
     SizeMismatch {
         /// The chunk count already known.

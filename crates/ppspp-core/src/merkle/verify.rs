@@ -11,12 +11,13 @@
 use std::collections::VecDeque;
 use std::fmt;
 
+mod claim;
 mod serve;
 mod snapshot;
 
 pub use snapshot::TrustedNodes;
 
-use super::peaks::{chunk_count_from_peaks, climb, root_bin};
+use super::peaks::root_bin;
 use super::{alloc_zeroed, flat_bytes, node_kind, slot, slot_mut, NodeKind, VerifyError};
 use crate::bin::Bin;
 use crate::chunk::{ChunkIndex, ChunkSize};
@@ -179,9 +180,13 @@ pub struct PartialTree {
     chunk_size: ChunkSize,
     root: Hash,
     known: Option<Known>,
-    /// Where N came from: peak hashes (tentative until a chunk verifies) or
-    /// the caller (metadata, fixed).
+    /// Where N came from: peak hashes (tentative until the last chunk
+    /// verifies, see `claim.rs`) or the caller (metadata, fixed).
     size_from_peaks: bool,
+    /// A chunk that cannot be the children of an inner node (its length is
+    /// not two hashes) verified under N: the claimed tree has the real
+    /// tree's height, so N is at least the true count (see `claim.rs`).
+    height_proven: bool,
     /// The largest N a peak claim may set (see [`PartialTree::with_max_chunks`]).
     max_chunks: u64,
     /// Candidate hashes not yet connected to a trusted node, oldest first;
@@ -227,6 +232,7 @@ impl PartialTree {
             root,
             known: None,
             size_from_peaks: false,
+            height_proven: false,
             max_chunks: DEFAULT_MAX_CHUNKS,
             pending: VecDeque::new(),
             content_len: None,
@@ -320,56 +326,6 @@ impl PartialTree {
         4 * (height + 1) + 64
     }
 
-    /// Checks peak hashes (left to right) against the root and learns N from
-    /// them (RFC 7574 §5.6); the peaks and the nodes above them become
-    /// trusted. If N was already known the peaks must agree with it.
-    pub fn accept_peaks(&mut self, peaks: &[(Bin, Hash)]) -> Result<u64, VerifyError> {
-        let bins: Vec<Bin> = peaks.iter().map(|p| p.0).collect();
-        let chunk_count = chunk_count_from_peaks(&bins).ok_or(VerifyError::BadPeaks)?;
-        self.check_len(peaks.iter().map(|p| &p.1))?;
-        // A size learned from peaks stays tentative until a chunk verifies
-        // under it (a chunk cannot verify under a wrong tree height), so a
-        // lying peer that spoke first cannot lock out the honest ones.
-        let replaceable = self.size_from_peaks && self.verified_count() == 0;
-        if let Some(k) = &self.known {
-            if k.chunk_count != chunk_count && !replaceable {
-                return Err(VerifyError::SizeMismatch {
-                    known: k.chunk_count,
-                    claimed: chunk_count,
-                });
-            }
-        }
-        let mut above = Vec::new();
-        let (_, root) =
-            climb(self.hash_fn, peaks, |b, h| above.push((b, *h))).ok_or(VerifyError::BadPeaks)?;
-        if root != self.root {
-            return Err(VerifyError::BadPeaks);
-        }
-        // Checked after the root, so that a forged claim is told apart from
-        // honest content too large for this receiver.
-        if chunk_count > self.max_chunks {
-            return Err(VerifyError::TooLarge {
-                chunks: chunk_count,
-            });
-        }
-        let hash_fn = self.hash_fn;
-        let known = match &mut self.known {
-            Some(k) if k.chunk_count == chunk_count => k,
-            slot => {
-                // First size, or a tentative one replaced; the old guess's
-                // trusted nodes go with it.
-                let fresh = Known::new(hash_fn, self.root, chunk_count)?;
-                self.size_from_peaks = true;
-                slot.insert(fresh)
-            }
-        };
-        for (bin, hash) in peaks.iter().chain(&above) {
-            known.set_trusted(hash_fn, *bin, hash);
-        }
-        self.prune_pending();
-        Ok(chunk_count)
-    }
-
     /// Stores a candidate uncle hash for `bin` (an INTEGRITY message,
     /// RFC 7574 §5.4), to be used by the next verifications.
     ///
@@ -410,7 +366,27 @@ impl PartialTree {
     /// is marked verified. On a mismatch nothing new is trusted and the
     /// candidates used are dropped ([`VerifyError::BadChunk`]): the sender
     /// must send them again with the right data.
+    ///
+    /// Under a count only claimed by peaks, a chunk may also show that the
+    /// content ends with it, and so shrink the count (see `claim.rs`).
     pub fn verify_chunk(&mut self, chunk: ChunkIndex, data: &[u8]) -> Result<(), VerifyError> {
+        let cs = self.chunk_size.bytes_usize();
+        if (1..cs).contains(&data.len()) && self.could_end_at(chunk.0) {
+            // Too short for anything but the last chunk.
+            let leaf = self.hash_fn.digest(data);
+            self.end_at_if_proven(chunk.0, leaf)?;
+        }
+        self.verify_in_tree(chunk, data)?;
+        if data.len() == cs && self.could_end_at(chunk.0) {
+            if let Some(leaf) = Bin::leaf(chunk).and_then(|b| self.trusted(b)) {
+                self.end_at_if_proven(chunk.0, leaf)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// [`verify_chunk`](Self::verify_chunk) in the tree of the count held.
+    fn verify_in_tree(&mut self, chunk: ChunkIndex, data: &[u8]) -> Result<(), VerifyError> {
         let hash_fn = self.hash_fn;
         let cs = self.chunk_size.bytes_usize();
         let known = self.known.as_ref().ok_or(VerifyError::UnknownSize)?;
@@ -433,6 +409,9 @@ impl PartialTree {
                 chunk,
                 len: data.len(),
             });
+        }
+        if self.ambiguous(data.len()) {
+            return Err(VerifyError::Ambiguous(chunk));
         }
 
         // Reuse the scratch lists: verification runs for every chunk received.
@@ -489,6 +468,9 @@ impl PartialTree {
             if is_last {
                 self.content_len = Some((n - 1) * self.chunk_size.bytes_u64() + len as u64);
             }
+        }
+        if len != 2 * hash_fn.len() {
+            self.height_proven = true;
         }
         self.prune_pending();
     }
@@ -651,11 +633,14 @@ mod tests {
             rx.accept_uncle(Bin(6), F.digest(b"x")),
             Err(VerifyError::BadHash(Bin(6)))
         );
-        // Peaks must now agree.
+        // Peaks must now agree: another content's do not make the root, and
+        // this content's padded peaks of 4 chunks (the root alone) do but
+        // cannot change a size the caller fixed.
         assert_eq!(rx.accept_peaks(&tree.peaks()), Ok(3));
         let (_, four) = content(16);
+        assert_eq!(rx.accept_peaks(&four.peaks()), Err(VerifyError::BadPeaks));
         assert_eq!(
-            rx.accept_peaks(&four.peaks()),
+            rx.accept_peaks(&[(Bin(3), tree.root())]),
             Err(VerifyError::SizeMismatch {
                 known: 3,
                 claimed: 4

@@ -601,7 +601,9 @@ impl Endpoint {
         self.wake_swarm(handle, |c| c.state == State::Established);
     }
 
-    /// Once the chunk count is known, count every peer's chunks again.
+    /// Once the chunk count is known or changes, count every peer's chunks
+    /// again (a closing channel too: the reaper takes its chunks out), and
+    /// drop the peers whose size claims what verified shows false.
     fn recount_availability(&mut self, handle: SwarmHandle) {
         let Some(swarm) = self
             .swarms
@@ -618,6 +620,19 @@ impl Endpoint {
         }
         for id in swarm.channels.clone() {
             if let Some(ch) = self.channels.get_mut(&id) {
+                let refuted = ch.claimed.is_some_and(|c| {
+                    let tree = swarm.integrity.partial();
+                    tree.is_some_and(|t| t.refutes(c))
+                });
+                if ch.close.is_none() && refuted {
+                    // Its peaks made the root but claimed a size that what
+                    // verified since shows false (`PartialTree::refutes`);
+                    // closing bans it, and its requests go elsewhere.
+                    ch.stats.chunks_rejected += 1;
+                    swarm.stats.bad_peers += 1;
+                    swarm.peer_stats(ch.peer).chunks_rejected += 1;
+                    ch.close(CloseReason::BadData, true);
+                }
                 ch.remote_complete = false;
                 if let Some(all) = ChunkRange::with_len(0u64, n) {
                     let runs: Vec<ChunkRange> = ch.remote_has.filled_runs_in(all).collect();

@@ -9,15 +9,16 @@ use crate::merkle::peaks::peak_bins;
 use crate::merkle::uncles::uncle_path;
 
 impl PartialTree {
-    /// The chunk count, once it is certain: fixed by the caller
+    /// The chunk count, once a verified chunk backs it: fixed by the caller
     /// ([`with_chunk_count`](Self::with_chunk_count),
-    /// [`restore`](Self::restore)) or claimed by peak hashes and confirmed
-    /// by a verified chunk. `None` while unknown or only tentatively claimed
-    /// by peaks (a lie that nothing has contradicted yet must not be passed
-    /// on to other peers or written to a checkpoint).
+    /// [`restore`](Self::restore)) or claimed by peak hashes with its height
+    /// proven ([`height_proven`](Self::height_proven)), so at least the true
+    /// count. `None` while unknown or only claimed by peaks (a lie that
+    /// nothing has contradicted yet must not be passed on to other peers or
+    /// written to a checkpoint).
     pub fn proven_chunk_count(&self) -> Option<u64> {
         let n = self.chunk_count()?;
-        (!self.size_from_peaks || self.verified_count() > 0).then_some(n)
+        self.height_proven().then_some(n)
     }
 
     /// The peak hashes, left to right (RFC 7574 §5.6), for serving other

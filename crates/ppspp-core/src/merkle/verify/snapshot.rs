@@ -140,8 +140,11 @@ impl PartialTree {
     /// match (the root bin when the nodes hash to another root).
     ///
     /// Cost: one pass over the `≈ N` node pairs of the tree and one hash per
-    /// trusted inner node; the size is fixed, as with
-    /// [`with_chunk_count`](Self::with_chunk_count).
+    /// trusted inner node. The size is fixed, as with
+    /// [`with_chunk_count`](Self::with_chunk_count), when the content length
+    /// is given or nothing verified; otherwise it is a height-proven claim
+    /// that a smaller count of the same height may still replace
+    /// ([`accept_peaks`](Self::accept_peaks)).
     pub fn restore(
         hash_fn: HashFunction,
         root: Hash,
@@ -186,6 +189,13 @@ impl PartialTree {
         }
         known.verified_count = verified.count();
         tree.content_len = content_len;
+        if content_len.is_none() && !verified.is_empty() {
+            // Without the last chunk the count may be a height-proven claim
+            // above the true one (see `claim.rs`): a smaller count of the
+            // same height must still be able to replace it after a resume.
+            tree.size_from_peaks = true;
+            tree.height_proven = true;
+        }
         Ok(tree)
     }
 }

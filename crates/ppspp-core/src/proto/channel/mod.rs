@@ -82,6 +82,10 @@ pub(crate) struct Channel {
     /// When the peer last requested something from us.
     pub requested_at: Option<Instant>,
 
+    /// The chunk count the peer's peak hashes claimed, once they hashed up
+    /// to the root: a bare-id download drops the peer if what verifies
+    /// later shows the claim false (`PartialTree::refutes`).
+    pub claimed: Option<u64>,
     /// Downloading from the peer.
     pub outstanding: Outstanding,
     /// Requests that timed out and were given to other peers, to CANCEL
@@ -222,6 +226,7 @@ impl Channel {
             choke_changed: now,
             had_slot: false,
             requested_at: None,
+            claimed: None,
             outstanding: Outstanding::default(),
             expired: Vec::new(),
             late: Vec::new(),

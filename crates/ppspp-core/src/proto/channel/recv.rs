@@ -172,12 +172,19 @@ impl Channel {
     }
 
     /// The chunks a specification names, cut to the content (or to the most
-    /// chunks a size claim may have while the size is unknown).
+    /// chunks a size claim may have while the size is unknown, or only
+    /// claimed by peaks that no chunk has backed: the claim may be a lie
+    /// far below the true size, and what honest peers announce must not be
+    /// cut to it).
     fn range_of(&self, swarm: &Swarm, spec: ChunkSpec) -> Option<ChunkRange> {
         let range = spec.to_chunks(swarm.chunk_size)?;
+        let backed = match &swarm.integrity {
+            Integrity::Partial(t) => t.height_proven(),
+            Integrity::Complete(_) => true,
+        };
         match swarm.chunk_count() {
-            Some(_) => swarm.clamp(range),
-            None => range.intersect(ChunkRange::with_len(0u64, DEFAULT_MAX_CHUNKS)?),
+            Some(_) if backed => swarm.clamp(range),
+            _ => range.intersect(ChunkRange::with_len(0u64, DEFAULT_MAX_CHUNKS)?),
         }
     }
 
@@ -376,6 +383,11 @@ impl Channel {
     /// until we acknowledge something, RFC 7574 §5.6.2; they also bind the
     /// incomplete right edge of the tree), the rest as uncles. Returns false
     /// if the peer lied.
+    ///
+    /// With a bare swarm id any prefix that is the peaks of some count is
+    /// offered, longest first (uncles can look like the peaks of a smaller
+    /// tree, but they never hash up to the root): the tree decides whether
+    /// the claim replaces the count held (`merkle/verify/claim.rs`).
     fn accept_hashes(
         &mut self,
         swarm: &mut Swarm,
@@ -385,29 +397,37 @@ impl Channel {
         let Integrity::Partial(tree) = &mut swarm.integrity else {
             return true;
         };
-        let known = tree.chunk_count();
-        // Prefixes that could be peaks: for a known size only the one that
-        // decomposes it (uncles can look like peaks of a smaller tree).
-        let candidates: Vec<usize> = (1..=hashes.len())
+        let before = tree.chunk_count();
+        let candidates: Vec<(usize, u64)> = (1..=hashes.len())
             .rev()
-            .filter(|&k| {
+            .filter_map(|k| {
                 let bins: Vec<Bin> = hashes[..k].iter().map(|h| h.0).collect();
-                chunk_count_from_peaks(&bins).is_some_and(|n| known.is_none_or(|m| m == n))
+                chunk_count_from_peaks(&bins).map(|n| (k, n))
             })
             .collect();
         let mut uncles = hashes;
-        for k in candidates {
+        for (k, n) in candidates {
             match tree.accept_peaks(&hashes[..k]) {
                 Ok(n) => {
                     uncles = &hashes[k..];
-                    if known.is_none() {
+                    self.claimed = Some(n);
+                    if before != Some(n) {
                         swarm.availability.set_chunk_count(n);
                         ctx.size_learned = true;
                     }
                     break;
                 }
-                // The right size but hashes that do not make the root.
-                Err(VerifyError::BadPeaks) if known.is_some() => {
+                // The count we hold, with hashes that do not make the root;
+                // once a chunk backs the count, an honest peer's uncles can
+                // no longer decompose it.
+                Err(VerifyError::BadPeaks) if before == Some(n) && tree.height_proven() => {
+                    self.reject(swarm, ctx);
+                    return false;
+                }
+                // Peaks that make the root but a count that what verified
+                // shows false.
+                Err(VerifyError::SizeMismatch { .. }) => {
+                    self.claimed = Some(n);
                     self.reject(swarm, ctx);
                     return false;
                 }
@@ -424,6 +444,27 @@ impl Channel {
             }
         }
         true
+    }
+
+    /// Whether a chunk that failed with `error` is the sender's fault for
+    /// sure. While the size is only claimed by peaks, a chunk may fail
+    /// because the claim is false (the honest last chunk is "too short"
+    /// under a forged larger count, say): only a peer that vouched for the
+    /// count held, with its own peaks, answers for it.
+    fn at_fault(&self, swarm: &Swarm, error: &VerifyError) -> bool {
+        let Integrity::Partial(tree) = &swarm.integrity else {
+            return true;
+        };
+        let vouched = self.claimed.is_some() && self.claimed == tree.chunk_count();
+        match error {
+            // Under a height-proven count every trusted hash is the real
+            // tree's, so a mismatch is the data's fault.
+            VerifyError::BadChunk(_) => vouched || tree.height_proven(),
+            VerifyError::BadLength { .. } | VerifyError::ChunkOutOfRange { .. } => {
+                vouched || tree.size_proven()
+            }
+            _ => true,
+        }
     }
 
     fn on_chunk(
@@ -445,8 +486,22 @@ impl Channel {
         // A partial tree verifies with the hashes received; a complete one
         // (hashes known in advance, as a simulated peer has them) checks the
         // chunk against its leaf.
-        match swarm.integrity.verify(chunk, data) {
+        let height_known = swarm.integrity.partial().is_none_or(|t| t.height_proven());
+        let count = swarm.chunk_count();
+        let verified = swarm.integrity.verify(chunk, data);
+        if let Some(n) = swarm.chunk_count().filter(|n| Some(*n) != count) {
+            // The chunk showed the content ends with it, below a claimed
+            // count (`PartialTree::verify_chunk`).
+            swarm.availability.set_chunk_count(n);
+            ctx.size_learned = true;
+        }
+        match verified {
             Ok(()) => {
+                if !height_known {
+                    // The claim is backed now: the endpoint drops the peers
+                    // whose claims it shows false.
+                    ctx.size_learned = true;
+                }
                 if let Err(e) = swarm.storage.write_chunk(chunk, data) {
                     ctx.events.push_back(Event::StorageError {
                         swarm: self.swarm,
@@ -497,12 +552,14 @@ impl Channel {
             Err(
                 VerifyError::MissingHash(_)
                 | VerifyError::UnknownSize
+                | VerifyError::Ambiguous(_)
                 | VerifyError::TooLarge { .. },
             ) => {
                 // Not the peer's fault for sure (an INTEGRITY may have been
-                // lost): ask again.
+                // lost, the size is not settled yet): ask again.
                 self.release(ctx, chunk);
             }
+            Err(e) if !self.at_fault(swarm, &e) => self.release(ctx, chunk),
             Err(_) => self.reject(swarm, ctx),
         }
     }
