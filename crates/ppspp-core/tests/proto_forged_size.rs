@@ -38,11 +38,14 @@ struct Liar {
     /// The downloader's channel, once it said hello.
     remote: Option<ChannelId>,
     chunks_sent: u64,
+    /// The layer of the forged peak: the root's, or above it (a taller
+    /// tree whose only peak hashes to the root).
+    layer: u32,
 }
 
 impl Liar {
     fn height(&self) -> u32 {
-        self.tree.root_bin().layer()
+        self.layer
     }
 
     fn node(&self, bin: Bin) -> Hash {
@@ -139,8 +142,9 @@ impl Liar {
     }
 }
 
-/// Replays the attack on content of `len` bytes in 1 KiB chunks.
-fn forged_root_peak_then_honest_seeder(len: usize) {
+/// Replays the attack on content of `len` bytes in 1 KiB chunks, the
+/// forged peak `above` layers over the root's.
+fn forged_root_peak_then_honest_seeder(len: usize, above: u32) {
     let data: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
     let cs = ChunkSize::DEFAULT;
     let tree = Arc::new(MerkleTree::from_bytes(&data, cs, HashFunction::Sha1).unwrap());
@@ -195,6 +199,7 @@ fn forged_root_peak_then_honest_seeder(len: usize) {
         },
         remote: None,
         chunks_sent: 0,
+        layer: tree.root_bin().layer() + above,
     };
     let now = net.now;
     net.node(leech_at).connect(now, h, liar_at).unwrap();
@@ -215,16 +220,29 @@ fn forged_root_peak_then_honest_seeder(len: usize) {
     // The liar alone: real chunks verify under its claim.
     step(&mut net, &mut liar, Duration::from_secs(2));
     assert!(liar.chunks_sent > 0, "the liar served chunks");
+    // An unproven count costs no memory per chunk: a claim of 2^28
+    // chunks would take the availability counts to most of a gigabyte.
+    let counted = net.nodes[&leech_at].counted_chunks(h).unwrap();
+    assert!(
+        counted <= tree.chunk_count().next_power_of_two(),
+        "{counted} chunks counted"
+    );
     let (have, count) = net.nodes[&leech_at].progress(h).unwrap();
-    assert!(have > 0, "chunks verified under the forged size");
-    if len.is_multiple_of(cs.bytes_usize()) {
-        // The real last chunk is whole, so the liar served it too: under
-        // the forged count it verified with nothing but zeros to its right,
-        // which proves the true count without anyone's peaks.
-        assert_eq!(count, Some(tree.chunk_count()), "the end found");
+    if above > 0 {
+        // Nothing verifies under the taller tree (its climb meets zeros).
+        assert_eq!(have, 0);
     } else {
-        assert_eq!(count, Some(1 << tree.root_bin().layer()), "the forged size");
-        assert!(!net.nodes[&leech_at].is_complete(h));
+        assert!(have > 0, "chunks verified under the forged size");
+        if len.is_multiple_of(cs.bytes_usize()) {
+            // The real last chunk is whole, so the liar served it too:
+            // under the forged count it verified with nothing but zeros to
+            // its right, which proves the true count without anyone's
+            // peaks.
+            assert_eq!(count, Some(tree.chunk_count()), "the end found");
+        } else {
+            assert_eq!(count, Some(1 << tree.root_bin().layer()), "the forged size");
+            assert!(!net.nodes[&leech_at].is_complete(h));
+        }
     }
 
     // Then the honest seeder.
@@ -271,10 +289,16 @@ fn forged_root_peak_then_honest_seeder(len: usize) {
 
 #[test]
 fn a_forged_size_gives_way_when_the_last_chunk_is_short() {
-    forged_root_peak_then_honest_seeder(20 * 1024 + 300);
+    forged_root_peak_then_honest_seeder(20 * 1024 + 300, 0);
 }
 
 #[test]
 fn a_forged_size_gives_way_when_the_length_is_whole_chunks() {
-    forged_root_peak_then_honest_seeder(20 * 1024);
+    forged_root_peak_then_honest_seeder(20 * 1024, 0);
+}
+
+#[test]
+fn a_forged_taller_tree_costs_no_memory_and_gives_way() {
+    // One peak at layer 28 whose hash is the root: a claim of 2^28 chunks.
+    forged_root_peak_then_honest_seeder(20 * 1024 + 300, 28 - 5);
 }

@@ -441,7 +441,12 @@ impl Endpoint {
             let channels = self.channels.iter_mut().filter(|(_, c)| c.swarm == handle);
             super::fast::update(now, swarm, channels);
         }
-        if size_learned {
+        // A count learned, or a tentative one whose height a chunk has
+        // just proven: per-chunk state follows the counted size.
+        let resized = self
+            .swarm(handle)
+            .is_some_and(|s| s.availability.chunk_count() != s.counted_chunk_count().unwrap_or(0));
+        if size_learned || resized {
             self.recount_availability(handle);
         }
         let mut found = std::mem::take(&mut self.found);
@@ -612,7 +617,9 @@ impl Endpoint {
         else {
             return;
         };
-        let Some(n) = swarm.chunk_count() else { return };
+        let Some(n) = swarm.counted_chunk_count() else {
+            return;
+        };
         swarm.availability = Availability::new();
         swarm.availability.set_chunk_count(n);
         if let Some(all) = ChunkRange::with_len(0u64, n) {
@@ -875,6 +882,13 @@ impl Endpoint {
     /// Chunks verified and the chunk count (once known) of `swarm`.
     pub fn progress(&self, swarm: SwarmHandle) -> Option<(u64, Option<u64>)> {
         self.swarm(swarm).map(|s| (s.have.count(), s.chunk_count()))
+    }
+
+    /// How many chunks of `swarm` the endpoint keeps per-chunk state for
+    /// (availability counts): none until the content's height is proven
+    /// (see [`Swarm::counted_chunk_count`]).
+    pub fn counted_chunks(&self, swarm: SwarmHandle) -> Option<u64> {
+        self.swarm(swarm).map(|s| s.availability.chunk_count())
     }
 
     /// Whether every chunk of `swarm` is verified and stored.

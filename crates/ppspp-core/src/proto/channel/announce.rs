@@ -25,7 +25,7 @@ pub(crate) const MAX_HAVES_REFUSED: u64 = 4096;
 impl Channel {
     /// Whether the peer's chunk set may grow by `range`.
     pub(super) fn may_record_has(&self, swarm: &Swarm, range: ChunkRange) -> bool {
-        swarm.chunk_count().is_some()
+        swarm.counted_chunk_count().is_some()
             || self.remote_has.heap_bytes() < MAX_UNSIZED_HAVE_BYTES
             || self.remote_has.is_filled(range)
     }

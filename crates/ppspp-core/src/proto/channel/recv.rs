@@ -412,7 +412,7 @@ impl Channel {
                     uncles = &hashes[k..];
                     self.claimed = Some(n);
                     if before != Some(n) {
-                        swarm.availability.set_chunk_count(n);
+                        swarm.size_counts();
                         ctx.size_learned = true;
                     }
                     break;
@@ -489,10 +489,10 @@ impl Channel {
         let height_known = swarm.integrity.partial().is_none_or(|t| t.height_proven());
         let count = swarm.chunk_count();
         let verified = swarm.integrity.verify(chunk, data);
-        if let Some(n) = swarm.chunk_count().filter(|n| Some(*n) != count) {
+        if swarm.chunk_count() != count {
             // The chunk showed the content ends with it, below a claimed
             // count (`PartialTree::verify_chunk`).
-            swarm.availability.set_chunk_count(n);
+            swarm.size_counts();
             ctx.size_learned = true;
         }
         match verified {

@@ -393,7 +393,9 @@ impl Channel {
             self.dry.forget();
             self.releases_seen = swarm.releases;
         }
-        let chunk_count = swarm.integrity.chunk_count();
+        // Not a tentative count whose height no chunk proved: it may be a
+        // forged 2^28 (see `Swarm::counted_chunk_count`).
+        let chunk_count = swarm.counted_chunk_count();
         let link = PeerLink {
             fast: self.fast,
             fast_count: swarm.fast_count,
