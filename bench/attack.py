@@ -12,6 +12,7 @@ Attacks (names for --only), one function each under bench/attacks/:
               --quick) next to an honest `get`
   forged    2 a hostile peer forges the content size to a bare-id `get`
               (one peak of all 2^h chunks whose hash is the root)
+  taller    2 the same with the peak at layer 28 (a claim of 2^28 chunks)
   pex       3 PEX answers naming own, unspecified, broadcast, multicast,
               private and link-local addresses (in a network namespace with
               only loopback, the downloader under strace)
@@ -54,6 +55,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ATTACKS = {
     "flood": (handshakes.half_open_flood, False),
     "forged": (hostile.forged_size, False),
+    "taller": (hostile.forged_taller, False),
     "pex": (pex.pex_addresses, True),
     "idle": (http.non_reading, False),
     "slowloris": (http.slowloris, False),
