@@ -16,8 +16,9 @@ all the runs. The table prints, per configuration, file size and RNG seed:
 the kills, the megabytes moved, the file size, their ratio (1.0 is a
 download without kills), and the seconds the whole loop took.
 
-Each `get` runs with `--force`, so that a run killed before its first
-checkpoint (which leaves a content file without one) does not stop the loop.
+Each `get` runs with `--force`, so that older builds (`--get-binary`),
+whose runs killed before the first checkpoint left a content file without
+one, do not stop the loop; current builds checkpoint at open.
 
 `--config LABEL=ARGS` (repeatable) runs `get` with extra arguments, e.g.
 `--config 'time-only=--checkpoint-bytes 0'` or
@@ -73,8 +74,7 @@ def kill_loop(ppspp, get_bin, src, args, extra, rng_seed):
     out = os.path.join(work, "out")
     seeder_stats = os.path.join(work, "seeder.json")
     seeder, url = start_seeder(ppspp, src, args.upload_limit, seeder_stats)
-    # --force: a run killed before its first checkpoint leaves a content
-    # file without one, which a plain get refuses as someone else's file.
+    # --force for older builds (see the module notes).
     get = [get_bin, "get", url, "-o", out, "--listen", "127.0.0.1:0", "--idle-timeout", "30",
            "--force"]
     get += extra

@@ -66,9 +66,10 @@ def kill_loop(ctx):
     procs.make_file(src, size, ctx.args.seed)
     seeder, url, _, _ = node.seed(src, "kill-seed", ["--upload-limit", str(limit)])
     out = ctx.path("kill-out")
-    # --force: a get killed before its first checkpoint leaves a content
-    # file without one, which a plain rerun refuses as someone else's.
-    flags = ["--listen", "127.0.0.1:0", "--force"]
+    # The same command every time, as a user would rerun it: a get killed
+    # before its first progress checkpoint must not leave a file the rerun
+    # refuses as someone else's (builds before the checkpoint at open did).
+    flags = ["--listen", "127.0.0.1:0"]
     start = procs.lo_bytes()
     kills, complete = 0, False
     for i in range(30):
