@@ -4,7 +4,7 @@ that send a GET and never read the answer (issue 21, items 4 and 5).
 
 Usage: bench/http_idle_memory.py [--counts 100,250,1000,2000] [--size-mb 64]
                                  [--binary target/release/ppspp] [--settle 3]
-                                 [--no-build] [-- EXTRA STREAM ARGS]
+                                 [--silent] [--no-build] [-- EXTRA STREAM ARGS]
 
 Seeds a file of random bytes on loopback, lets one gateway download it
 completely, then for each count N: starts a fresh gateway on the complete
@@ -13,11 +13,14 @@ that each send `GET /<id>` for the whole content and never read, waits
 `--settle` seconds, reads VmRSS again, and then times a legit range GET (1 MiB)
 next to them. A 503 is retried after its Retry-After, for at most 60 s.
 
-Columns: N; the gateway's sockets held (open TCP sockets in /proc/PID/fd,
+Columns: N; the connections the clients could open (a few connects that
+time out end the row's attempts); the gateway's sockets held (open TCP sockets in /proc/PID/fd,
 less the baseline); what the clients see at their first bytes (MSG_PEEK, so
 nothing is read): a 200 being served, a 503, or closed/reset; RSS before and
 after in MB; KiB of RSS per connection held; and the legit GET's outcome and
-time. Every connection is on loopback and closed at the end of its row.
+time. With --silent the clients connect and send nothing at all (idle
+connections, as under a descriptor-exhaustion attack). Every connection is
+on loopback and closed at the end of its row.
 A last line gives a player's throughput: the whole content read at full
 speed by one client (median of `--runs`).
 """
@@ -170,6 +173,7 @@ def main():
     ap.add_argument("--settle", type=float, default=3.0)
     ap.add_argument("--no-build", action="store_true")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--silent", action="store_true", help="connect and send nothing")
     ap.add_argument("extra", nargs="*", help="extra arguments for `ppspp stream`")
     args = ap.parse_args()
     if not args.no_build:
@@ -191,8 +195,9 @@ def main():
         p.kill()
         p.wait()
         print(f"ppspp stream {' '.join(args.extra)}: {args.size_mb} MB content, "
-              f"clients GET the whole of it and never read; legit GET: 1 MiB range")
-        print(f"{'N':>5} {'held':>5} {'200':>5} {'503':>5} {'closed':>6} {'RSS MB before':>13} "
+              f"clients {'send nothing' if args.silent else 'GET the whole of it and never read'}; "
+              f"legit GET: 1 MiB range")
+        print(f"{'N':>5} {'conn':>5} {'held':>5} {'200':>5} {'503':>5} {'closed':>6} {'RSS MB before':>13} "
               f"{'after':>7} {'KiB/held':>8}  legit GET")
         for n in [int(c) for c in args.counts.split(",")]:
             p, addr, path = start_stream(args.binary, url, out, args.extra)
@@ -202,20 +207,27 @@ def main():
                 http(addr, path, {"Range": "bytes=0-65535"})
                 time.sleep(0.5)
                 base_socks, before = sockets_of(p.pid), rss_kib(p.pid)
+                failed = 0
                 for _ in range(n):
+                    # A server out of descriptors leaves connects hanging
+                    # in a full backlog: give up after a few of those.
+                    if failed >= 5:
+                        break
                     try:
-                        s = socket.create_connection(addr, timeout=5)
-                        s.sendall(f"GET {path} HTTP/1.1\r\nHost: {addr[0]}:{addr[1]}\r\n\r\n".encode())
+                        s = socket.create_connection(addr, timeout=1)
+                        if not args.silent:
+                            s.sendall(f"GET {path} HTTP/1.1\r\nHost: {addr[0]}:{addr[1]}\r\n\r\n".encode())
                         socks.append(s)
+                        failed = 0
                     except OSError:
-                        pass
+                        failed += 1
                 time.sleep(args.settle)
                 held = sockets_of(p.pid) - base_socks
                 after = rss_kib(p.pid)
                 seen = [first_bytes(s) for s in socks]
                 outcome, secs, tries = legit_get(addr, path, expect)
                 per = (after - before) / max(held, 1)
-                print(f"{n:>5} {held:>5} {seen.count('200'):>5} {seen.count('503'):>5} "
+                print(f"{n:>5} {len(socks):>5} {held:>5} {seen.count('200'):>5} {seen.count('503'):>5} "
                       f"{seen.count('closed'):>6} {before / 1024:>13.1f} {after / 1024:>7.1f} "
                       f"{per:>8.1f}  {outcome} in {secs:.2f} s ({tries} tr{'y' if tries == 1 else 'ies'})",
                       flush=True)
