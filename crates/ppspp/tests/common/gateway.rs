@@ -175,3 +175,23 @@ pub fn request(addr: &str, method: &str, path: &str, headers: &[(&str, &str)]) -
         body,
     }
 }
+
+/// Waits up to 120 s until the gateway's download is complete.
+pub fn wait_complete(s: &Streamer) {
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while s.stats()["complete"] != true {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "the download did not complete in 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+/// A client that asks for the whole content and never reads the answer.
+pub fn non_reader(addr: &str, path: &str) -> TcpStream {
+    let mut tcp = TcpStream::connect(addr).expect("connect to the gateway");
+    let req = format!("GET {path} HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    tcp.write_all(req.as_bytes()).unwrap();
+    tcp
+}

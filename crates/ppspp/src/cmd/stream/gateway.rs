@@ -23,8 +23,10 @@ use super::storage::SharedStorage;
 
 /// Bytes handed to the HTTP connection at a time: big enough that a fast
 /// player is not held back by per-piece overhead, small enough that the
-/// playhead follows a slow one closely.
-const PIECE: usize = 64 * 1024;
+/// playhead follows a slow one closely and that a client which reads
+/// nothing costs little: one piece waits in the channel, one in hyper's
+/// queue (issue 21, item 4).
+const PIECE: usize = 8 * 1024;
 
 /// How long a wait for a chunk lasts before the have-map is asked again
 /// anyway. Waits end as soon as a chunk verifies (the node's watch); this
@@ -226,7 +228,6 @@ impl Gateway {
     /// just drops the connection.
     pub async fn pump(self: Arc<Self>, seq: u64, first: u64, last: u64, out: mpsc::Sender<Bytes>) {
         let cs = self.chunk_size;
-        let mut buf = vec![0u8; cs as usize];
         let mut pos = first;
         let mut started = false;
         while pos <= last {
@@ -245,44 +246,50 @@ impl Gateway {
                 self.stall_micros
                     .fetch_add(wait.as_micros() as u64, Ordering::Relaxed);
             }
-            let mut piece = BytesMut::with_capacity(PIECE);
-            for c in chunk..chunk.saturating_add(run) {
-                if pos > last {
-                    break;
-                }
-                let n = match self.storage.read(ChunkIndex(c), &mut buf) {
-                    Ok(n) => n as u64,
-                    Err(e) => {
-                        // Verified chunks are stored; failing to read one
-                        // back is a local problem (disk, permissions) the
-                        // response cannot mend: say so, end the response.
-                        eprintln!("ppspp: warning: cannot read chunk {c} back: {e}");
-                        return;
-                    }
+            let end = chunk.saturating_add(run);
+            let mut c = chunk;
+            while c < end && pos <= last {
+                // Room first, then the piece: a client that does not read
+                // leaves the pump waiting here holding nothing, and the
+                // piece in the channel is all it costs on our side.
+                let Ok(permit) = out.reserve().await else {
+                    tracing::debug!("response at byte {pos} ended: reader gone");
+                    return;
                 };
-                let base = c * cs;
-                let (lo, hi) = (pos - base, (last.saturating_add(1) - base).min(n));
-                if lo >= hi {
-                    return;
-                }
-                piece.extend_from_slice(&buf[lo as usize..hi as usize]);
-                pos = base + hi;
-                if piece.len() >= PIECE || pos > last {
-                    if out.send(piece.split().freeze()).await.is_err() {
-                        tracing::debug!("response at byte {pos} ended: reader gone");
+                let mut piece = BytesMut::with_capacity(PIECE.max(cs as usize));
+                // Whole chunks up to PIECE bytes (at least one chunk).
+                while c < end
+                    && pos <= last
+                    && (piece.is_empty() || piece.len() + cs as usize <= PIECE)
+                {
+                    // Read in place, then keep the part in range.
+                    let at = piece.len();
+                    piece.resize(at + cs as usize, 0);
+                    let n = match self.storage.read(ChunkIndex(c), &mut piece[at..]) {
+                        Ok(n) => n as u64,
+                        Err(e) => {
+                            // Verified chunks are stored; failing to read one
+                            // back is a local problem (disk, permissions) the
+                            // response cannot mend: say so, end the response.
+                            eprintln!("ppspp: warning: cannot read chunk {c} back: {e}");
+                            return;
+                        }
+                    };
+                    let base = c * cs;
+                    let (lo, hi) = (pos - base, (last.saturating_add(1) - base).min(n));
+                    if lo >= hi {
                         return;
                     }
-                    started = true;
-                    if pos <= last {
-                        self.seek(seq, pos);
-                    }
+                    piece.copy_within(at + lo as usize..at + hi as usize, at);
+                    piece.truncate(at + (hi - lo) as usize);
+                    pos = base + hi;
+                    c += 1;
                 }
-            }
-            if !piece.is_empty() {
-                if out.send(piece.freeze()).await.is_err() {
-                    return;
-                }
+                permit.send(piece.freeze());
                 started = true;
+                if pos <= last {
+                    self.seek(seq, pos);
+                }
             }
         }
     }

@@ -10,22 +10,23 @@ use std::task::{Context, Poll};
 use bytes::Bytes;
 use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::header::{self, HeaderValue};
-use hyper::server::conn::http1;
-use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
 use ppspp_udp::range::{self, Answer};
-use tokio::net::TcpListener;
 use tokio::sync::mpsc;
 
+use super::conns::Busy;
 use super::gateway::Gateway;
 use super::stats;
 
 /// Pieces buffered between a response's pump and its connection: the
 /// pump waits (and the playhead stays put) while the player does not read.
-const PIECES_IN_FLIGHT: usize = 4;
+/// One is enough to keep the connection busy (the pump makes the next
+/// while hyper writes this one), and a client that reads nothing holds
+/// only it and what hyper queued (issue 21, item 4).
+const PIECES_IN_FLIGHT: usize = 1;
 
 /// A response body: fixed bytes, or pieces streamed as chunks verify.
+#[derive(Debug)]
 pub enum Body {
     /// All of it at once (possibly nothing).
     Full(Option<Bytes>),
@@ -59,35 +60,41 @@ impl hyper::body::Body for Body {
     }
 }
 
-/// Accepts connections until the listener fails; each connection is served
-/// on its own task.
-pub async fn serve(listener: TcpListener, gw: Arc<Gateway>) {
-    loop {
-        let (tcp, peer) = match listener.accept().await {
-            Ok(c) => c,
-            Err(e) => {
-                // Out of file descriptors and the like: back off, go on.
-                eprintln!("ppspp: warning: HTTP accept failed: {e}");
-                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
-                continue;
-            }
-        };
-        let _ = tcp.set_nodelay(true);
-        let gw = gw.clone();
-        tokio::spawn(async move {
-            let svc = service_fn(move |req| {
-                let gw = gw.clone();
-                async move { Ok::<_, Infallible>(route(gw, req).await) }
-            });
-            // A player closing the connection mid-body is how players seek
-            // and quit: not worth more than a debug line.
-            if let Err(e) = http1::Builder::new()
-                .serve_connection(TokioIo::new(tcp), svc)
-                .await
-            {
-                tracing::debug!("connection from {peer}: {e}");
-            }
-        });
+impl Body {
+    /// This body, counted as a response in progress on its connection
+    /// until it is dropped (sent, or the connection gone).
+    pub fn tracked(self, busy: Busy) -> Tracked {
+        Tracked {
+            body: self,
+            _busy: busy,
+        }
+    }
+}
+
+/// A [`Body`] that keeps its connection marked busy.
+#[derive(Debug)]
+pub struct Tracked {
+    body: Body,
+    _busy: Busy,
+}
+
+impl hyper::body::Body for Tracked {
+    type Data = Bytes;
+    type Error = Infallible;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, Infallible>>> {
+        Pin::new(&mut self.get_mut().body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> SizeHint {
+        self.body.size_hint()
     }
 }
 
@@ -101,7 +108,8 @@ fn plain(status: StatusCode, text: &str) -> Response<Body> {
     r
 }
 
-async fn route(gw: Arc<Gateway>, req: Request<Incoming>) -> Response<Body> {
+/// The answer to one request.
+pub async fn route(gw: Arc<Gateway>, req: Request<Incoming>) -> Response<Body> {
     let path = req.uri().path().trim_start_matches('/');
     let (id, rest) = path.split_once('/').unwrap_or((path, ""));
     if !id.eq_ignore_ascii_case(&gw.id) || !matches!(rest, "" | "stats") {

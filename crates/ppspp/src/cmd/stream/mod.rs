@@ -2,8 +2,11 @@
 //! over HTTP to a media player while it downloads, fetching first what the
 //! player asks for.
 
+mod conns;
 mod gateway;
 mod http;
+mod server;
+mod stall;
 mod stats;
 mod storage;
 
@@ -103,6 +106,21 @@ pub struct StreamArgs {
     /// (one without its checkpoint PATH.ppspp beside it).
     #[arg(long)]
     pub force: bool,
+    /// HTTP connections served at once. At the cap a new client takes the
+    /// place of one that has sent no request or read nothing for 2 s, or
+    /// else is answered 503 with Retry-After; players being served keep
+    /// their connections.
+    #[arg(long, default_value = "256", value_parser = clap::value_parser!(u32).range(1..))]
+    pub max_connections: u32,
+    /// Seconds an HTTP client has to send a whole request head, on a new
+    /// connection and between requests on a kept-alive one.
+    #[arg(long, default_value = "20", value_parser = args::seconds)]
+    pub http_header_timeout: Duration,
+    /// Seconds a response may wait for the HTTP client to take a byte
+    /// before the connection is closed (a response waiting for the
+    /// download is not waiting for the client).
+    #[arg(long, default_value = "60", value_parser = args::seconds)]
+    pub http_send_timeout: Duration,
 }
 
 /// `$XDG_CACHE_HOME/ppspp/<id>` (or `~/.cache/ppspp/<id>`, or the temp
@@ -162,6 +180,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     } = opened;
     let storage = SharedStorage::new(storage);
     let setup = SwarmSetup::resume(resume.tree, resume.have, Box::new(storage.clone()), picker);
+    raise_fd_limit(args.max_connections);
     let rt = runtime()?;
     let result = rt.block_on(async {
         let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
@@ -199,7 +218,12 @@ pub fn run(args: &StreamArgs) -> Result<()> {
                 ..PlayerConfig::default()
             },
         ));
-        tokio::spawn(http::serve(listener, gw.clone()));
+        let limits = server::Limits {
+            max_connections: args.max_connections as usize,
+            header_timeout: args.http_header_timeout,
+            send_timeout: Some(args.http_send_timeout),
+        };
+        tokio::spawn(server::serve(listener, gw.clone(), limits));
         tokio::spawn(stats::sample(gw));
         println!("{http_url}");
         use std::io::Write;
@@ -275,6 +299,24 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     // checkpoint is written, and the output can be judged empty.
     target.discard_if_empty();
     result
+}
+
+/// Raises the soft limit on open files to the hard one, as many servers
+/// do: every HTTP connection is a descriptor, and the usual soft limit of
+/// 1,024 is below what `--max-connections` may allow. Warns when even the
+/// hard limit leaves too little room.
+fn raise_fd_limit(max_connections: u32) {
+    // The node's sockets, the content, the checkpoint, the player: a few
+    // dozen; refused connections are held for a moment each.
+    const SPARE: u64 = 64;
+    match rlimit::increase_nofile_limit(u64::MAX) {
+        Ok(n) if n < u64::from(max_connections) + SPARE => eprintln!(
+            "ppspp: warning: the open files limit ({n}) is too low for \
+             --max-connections {max_connections}; connections past it fail"
+        ),
+        Ok(_) => {}
+        Err(e) => tracing::debug!("cannot raise the open files limit: {e}"),
+    }
 }
 
 type Waiter = tokio::task::JoinHandle<std::io::Result<ExitStatus>>;
