@@ -118,8 +118,10 @@ pub struct StreamArgs {
     pub http_header_timeout: Duration,
     /// Seconds a response may wait for the HTTP client to take a byte
     /// before the connection is closed (a response waiting for the
-    /// download is not waiting for the client).
-    #[arg(long, default_value = "60", value_parser = args::seconds)]
+    /// download is not waiting for the client). Long, so that a paused
+    /// player keeps its connection: at the cap, a client that takes
+    /// nothing gives way to a newcomer after 2 s anyway.
+    #[arg(long, default_value = "600", value_parser = args::seconds)]
     pub http_send_timeout: Duration,
 }
 
