@@ -76,9 +76,10 @@ pub struct EndpointConfig {
     /// SYN cache does: a flood of handshakes from spoofed addresses that
     /// never complete must not fill [`EndpointConfig::max_peers_per_swarm`]
     /// and lock out honest newcomers. When it is full, a new handshake
-    /// evicts the oldest half-open channel: an honest initiator completes
-    /// within a round trip, so only a flood faster than this many
-    /// handshakes per round trip can push one out.
+    /// evicts the oldest half-open channel if that has waited a second (an
+    /// honest initiator completes within a round trip), and is refused
+    /// otherwise: a flash crowd beyond the budget is refused, and knows it,
+    /// rather than evicted after our answer.
     pub max_half_open_per_swarm: usize,
     /// How long a half-open channel waits for the initiator's third
     /// datagram. It covers an initiator's first three handshake tries (at

@@ -340,10 +340,9 @@ impl Endpoint {
             self.refuse(from, source, data.len());
             return;
         };
-        if half_open >= self.config.max_half_open_per_swarm {
-            self.evict_oldest_half_open(handle);
-        }
-        if self.channels.len() >= self.config.max_channels {
+        let no_room = half_open >= self.config.max_half_open_per_swarm
+            && !self.evict_oldest_half_open(handle, now);
+        if no_room || self.channels.len() >= self.config.max_channels {
             self.refuse(from, source, data.len());
             return;
         }

@@ -6,12 +6,21 @@
 //! newcomers out).
 
 use std::net::SocketAddr;
+use std::time::Duration;
 
 use super::Endpoint;
 use crate::proto::channel::State;
 use crate::proto::event::CloseReason;
 use crate::proto::SwarmHandle;
+use crate::time::Instant;
 use crate::wire::ChannelId;
+
+/// How long a half-open channel is safe from eviction: a round trip and
+/// then some. An honest initiator's third datagram comes one round trip
+/// after our answer; a flood's never does. A flash crowd of honest
+/// handshakes beyond the budget within this time is refused, not evicted
+/// (E1's 208 viewers arrive in one burst).
+const HALF_OPEN_EVICTABLE: Duration = Duration::from_secs(1);
 
 impl Endpoint {
     /// A swarm's live channels: those complete or opened by us, and the
@@ -38,10 +47,15 @@ impl Endpoint {
 
     /// Closes the swarm's oldest half-open channel (silently: its
     /// initiator may be a spoofed address) to make room for a new
-    /// handshake, as a SYN cache drops its oldest entry.
-    pub(super) fn evict_oldest_half_open(&mut self, handle: SwarmHandle) {
+    /// handshake, as a SYN cache drops its oldest entry — if it has waited
+    /// at least [`HALF_OPEN_EVICTABLE`]. A younger one may be an honest
+    /// initiator whose third datagram is on its way; evicted, it would
+    /// send into a channel that is gone and wait for its dead-peer timeout.
+    /// Then the newcomer is refused instead, and knows it. Returns whether
+    /// there is room now.
+    pub(super) fn evict_oldest_half_open(&mut self, handle: SwarmHandle, now: Instant) -> bool {
         let Some(swarm) = self.swarm(handle) else {
-            return;
+            return false;
         };
         let oldest = swarm
             .channels
@@ -50,12 +64,17 @@ impl Endpoint {
             .filter(|(_, c)| c.state == State::Responding && c.close.is_none())
             .min_by_key(|(id, c)| (c.created, **id))
             .map(|(id, _)| *id);
-        let Some(id) = oldest else { return };
-        if let Some(ch) = self.channels.get_mut(&id) {
-            ch.close(CloseReason::HandshakeTimeout, false);
-            self.stats.half_open_evicted += 1;
+        let Some(ch) = oldest.and_then(|id| self.channels.get_mut(&id)) else {
+            return false;
+        };
+        if now.saturating_since(ch.created) < HALF_OPEN_EVICTABLE {
+            return false;
         }
+        ch.close(CloseReason::HandshakeTimeout, false);
+        self.stats.half_open_evicted += 1;
+        let id = ch.local;
         self.wake(id);
+        true
     }
 
     /// A half-open channel about to complete (a datagram from its peer
