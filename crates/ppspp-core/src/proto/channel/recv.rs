@@ -398,12 +398,17 @@ impl Channel {
             return true;
         };
         let before = tree.chunk_count();
+        // Once the count is proven (or fixed by the metadata), only its own
+        // peaks can be news: uncle prefixes that decompose another count are
+        // not climbed to the root on every DATA (each climb hashes).
+        let proven = tree.size_proven();
         let candidates: Vec<(usize, u64)> = (1..=hashes.len())
             .rev()
             .filter_map(|k| {
                 let bins: Vec<Bin> = hashes[..k].iter().map(|h| h.0).collect();
                 chunk_count_from_peaks(&bins).map(|n| (k, n))
             })
+            .filter(|&(_, n)| !proven || before == Some(n))
             .collect();
         let mut uncles = hashes;
         for (k, n) in candidates {
