@@ -7,7 +7,7 @@ mod common;
 use std::time::Duration;
 
 use common::{addr, leecher_endpoint, seeder_endpoint, Net};
-use ppspp_core::proto::EndpointConfig;
+use ppspp_core::proto::{EndpointConfig, UploadScheduling};
 use ppspp_core::ChunkSize;
 
 const CHUNKS: u64 = 20_000;
@@ -21,7 +21,11 @@ fn shares(weighted: bool) -> (u64, u64) {
     let seeder = EndpointConfig {
         pex_auto_connect: false,
         upload_limit: Some(200_000),
-        weighted_uploads: weighted,
+        upload_scheduling: if weighted {
+            UploadScheduling::Wfq
+        } else {
+            UploadScheduling::Fifo
+        },
         ..EndpointConfig::default()
     };
     net.add(addr(1), seeder_endpoint(seeder, 1, &tree, &bytes));

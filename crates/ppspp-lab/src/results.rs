@@ -16,6 +16,7 @@ use crate::report::quantile;
 use crate::scenario::Role;
 use crate::sim::{PeerResult, Simulation};
 use ppspp_core::play::PlaybackStats;
+use ppspp_core::proto::DropCounts;
 use ppspp_core::wire::MessageTally;
 
 /// The headline figures of a run.
@@ -47,6 +48,8 @@ pub struct Summary {
     pub playback: Option<PlaybackSummary>,
     /// The PPSPP messages all peers sent, by type (control overhead).
     pub messages_sent: MessageTally,
+    /// The datagrams all peers dropped, by why.
+    pub datagrams_dropped: DropCounts,
 }
 
 /// The viewers' metrics over a run.
@@ -176,6 +179,10 @@ pub fn summarize(sim: &mut Simulation, wall_s: f64) -> (Summary, Vec<PeerResult>
         playback: summarize_playback(&peers),
         messages_sent: peers.iter().fold(MessageTally::default(), |mut all, p| {
             all.merge(&p.messages_sent);
+            all
+        }),
+        datagrams_dropped: peers.iter().fold(DropCounts::default(), |mut all, p| {
+            all.merge(&p.datagrams_dropped);
             all
         }),
     };
@@ -417,6 +424,12 @@ pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
             "continuity": finite(p.mean_continuity),
         })),
         "messages_sent": messages_json(&sum.messages_sent),
+        "datagrams_dropped": sum
+            .datagrams_dropped
+            .by_reason()
+            .into_iter()
+            .map(|(why, n)| (why.to_string(), json!(n)))
+            .collect::<serde_json::Map<_, _>>(),
         "packets": {
             "sent": net.sent,
             "delivered": net.delivered,

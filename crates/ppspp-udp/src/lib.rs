@@ -289,7 +289,7 @@ async fn run(
     loop {
         let now = clock.now();
         socket.recv_ready(|from, d| ep.handle_datagram(now, from, d))?;
-        if ep.poll_timeout().is_some_and(|t| t <= now) {
+        if ep.poll_timeout(now).is_some_and(|t| t <= now) {
             ep.handle_timeout(now);
         }
         let mut sent = 0;
@@ -315,7 +315,7 @@ async fn run(
             // wait for the last checkpoints (blocking this task: nothing
             // else is left to do) and stop.
             if now >= deadline || ep.channel_count() == 0 {
-                for h in swarm_handles(&ep) {
+                for h in ep.swarm_handles() {
                     if let Err(e) = ep.wait_checkpoint(h) {
                         failures.push(e);
                     }
@@ -329,7 +329,7 @@ async fn run(
             tokio::task::yield_now().await;
             continue;
         }
-        let wake = match (ep.poll_timeout(), player_due) {
+        let wake = match (ep.poll_timeout(now), player_due) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
         }
@@ -349,7 +349,7 @@ async fn run(
                     let now = clock.now();
                     if let Some(done) = apply(&mut ep, &mut viewers, now, cmd) {
                         let mut failures = Vec::new();
-                        for h in swarm_handles(&ep) {
+                        for h in ep.swarm_handles() {
                             ep.close_swarm(h);
                             if let Err(e) = ep.checkpoint(now, h) {
                                 failures.push(e);
@@ -363,15 +363,9 @@ async fn run(
     }
 }
 
-/// The handles of every swarm (they are dense indices).
-fn swarm_handles(ep: &Endpoint) -> Vec<SwarmHandle> {
-    (0..u32::MAX).map_while(|i| ep.swarm_handle(i)).collect()
-}
-
 /// Chunks verified since the node started, over every swarm.
 fn verified_count(ep: &Endpoint) -> u64 {
-    (0..u32::MAX)
-        .map_while(|i| ep.swarm_handle(i))
+    ep.swarm_handles()
         .map(|h| ep.verified_log(h).len() as u64)
         .sum()
 }

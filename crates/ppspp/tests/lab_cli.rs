@@ -64,6 +64,17 @@ fn run_writes_the_results_folder_and_checks_determinism() {
     assert!(stdout.contains(hash));
     // The messages sent, by type: DATA carried at least the 5 downloads
     // (200 KB each), and the overhead line names the largest shares.
+    // Dropped datagrams, by why: every reason is reported, each a count.
+    for why in [
+        "too_short",
+        "unknown_channel",
+        "undecodable",
+        "not_a_handshake",
+        "refused",
+        "malformed",
+    ] {
+        assert!(summary["datagrams_dropped"][why].is_u64(), "{why}");
+    }
     let data = summary["messages_sent"]["DATA"]["bytes"].as_u64().unwrap();
     assert!(data >= 5 * 200_000, "{data}");
     assert!(

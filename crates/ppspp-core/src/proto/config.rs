@@ -2,6 +2,9 @@
 
 use std::time::Duration;
 
+use super::choke::Choking;
+use super::turns::UploadScheduling;
+
 /// How we handshake with peers whose implementation we do not know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum Compat {
@@ -108,16 +111,18 @@ pub struct EndpointConfig {
     /// Handshake attempts before giving up on a peer.
     pub handshake_attempts: u32,
     /// Upload slots per swarm: peers served at once; the rest are choked
-    /// and take turns (see `choke.rs`). 0 serves everyone.
+    /// and take turns (see [`Choking`]). 0 serves everyone.
     pub upload_slots: usize,
-    /// How requesting peers share our upload. `false` (the default): they
-    /// take turns of one datagram each. `true`: weighted fair queuing
-    /// (seed paper 000 §III-B) — a peer's turn lasts as many datagrams as
-    /// it has requested chunks queued with us (up to
+    /// Who of the interested peers we serve (`proto/choke`).
+    pub choking: Choking,
+    /// How requesting peers share our upload (`proto/turns`). FIFO (the
+    /// default): they take turns of one datagram each. WFQ: weighted fair
+    /// queuing (seed paper 000 §III-B) — a peer's turn lasts as many
+    /// datagrams as it has requested chunks queued with us (up to
     /// [`MAX_UPLOAD_TURN`](super::MAX_UPLOAD_TURN)), so under an upload
     /// limit each peer's requests wait in proportion to how many it has
     /// outstanding, and a peer that asks for less is served sooner.
-    pub weighted_uploads: bool,
+    pub upload_scheduling: UploadScheduling,
     /// Most separate chunk ranges a peer may have queued in its requests to
     /// us (bounded memory per peer; a range costs the same whatever its
     /// length, so one request for the whole content always fits). A
@@ -186,7 +191,8 @@ impl Default for EndpointConfig {
             handshake_retry: Duration::from_secs(1),
             handshake_attempts: 5,
             upload_slots: 0,
-            weighted_uploads: false,
+            choking: Choking::default(),
+            upload_scheduling: UploadScheduling::default(),
             max_upload_queue_ranges: 4096,
             max_requests_per_peer: 2048,
             upload_limit: None,

@@ -137,8 +137,16 @@ pub struct EndpointStats {
     pub bytes_received: u64,
     /// Bytes produced.
     pub bytes_sent: u64,
-    /// Datagrams that did not decode, or named no channel of ours.
+    /// Datagrams that did not decode, or named no channel of ours: the
+    /// sum of [`EndpointStats::dropped`].
     pub datagrams_dropped: u64,
+    /// The dropped datagrams by why.
+    pub dropped: DropCounts,
+    /// Channel timers that asked for "now" again right after they ran at
+    /// that instant and the channel had nothing to send: looked at again
+    /// a little later instead, so that a driver is never asked to call
+    /// again at the same instant forever (`Endpoint::poll_timeout`).
+    pub stale_deadlines: u64,
     /// Channels we opened to ourselves, found when their handshake came
     /// back to us (each address is tried once).
     pub own_address_handshakes: u64,
@@ -156,4 +164,68 @@ pub struct EndpointStats {
     /// The messages of the datagrams produced, by type: `bytes_sent` is
     /// their bytes plus each datagram's 4-byte channel id.
     pub messages_sent: MessageTally,
+}
+
+/// Datagrams dropped by the endpoint, by why; each counts once, under the
+/// first reason that applies.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DropCounts {
+    /// Shorter than a channel id (4 bytes).
+    pub too_short: u64,
+    /// Naming a channel we do not have, or have with another peer, or are
+    /// closing.
+    pub unknown_channel: u64,
+    /// Whose header did not decode.
+    pub undecodable: u64,
+    /// On channel 0 without a HANDSHAKE naming the sender's channel first
+    /// (RFC 7574 §8.4).
+    pub not_a_handshake: u64,
+    /// Handshakes we refused: an unknown swarm, options we cannot use, a
+    /// banned peer or no room.
+    pub refused: u64,
+    /// With a message that did not decode: it and the rest of the
+    /// datagram were dropped (what came before it was handled).
+    pub malformed: u64,
+}
+
+impl EndpointStats {
+    /// Counts a dropped datagram under `reason`.
+    pub(crate) fn count_drop(&mut self, reason: impl FnOnce(&mut DropCounts) -> &mut u64) {
+        *reason(&mut self.dropped) += 1;
+        self.datagrams_dropped += 1;
+    }
+}
+
+impl DropCounts {
+    /// Adds `other`'s counts (for totals over endpoints).
+    pub fn merge(&mut self, other: &DropCounts) {
+        self.too_short += other.too_short;
+        self.unknown_channel += other.unknown_channel;
+        self.undecodable += other.undecodable;
+        self.not_a_handshake += other.not_a_handshake;
+        self.refused += other.refused;
+        self.malformed += other.malformed;
+    }
+
+    /// Every dropped datagram.
+    pub fn total(&self) -> u64 {
+        self.too_short
+            + self.unknown_channel
+            + self.undecodable
+            + self.not_a_handshake
+            + self.refused
+            + self.malformed
+    }
+
+    /// The reasons and their counts, by name (for reports).
+    pub fn by_reason(&self) -> [(&'static str, u64); 6] {
+        [
+            ("too_short", self.too_short),
+            ("unknown_channel", self.unknown_channel),
+            ("undecodable", self.undecodable),
+            ("not_a_handshake", self.not_a_handshake),
+            ("refused", self.refused),
+            ("malformed", self.malformed),
+        ]
+    }
 }

@@ -19,11 +19,13 @@ mod fast;
 mod integrity;
 mod pacer;
 pub mod pex;
+mod policy;
 mod ratelimit;
 mod requests;
 mod schedule;
 mod sent;
 mod swarm;
+mod turns;
 mod upload;
 
 use std::collections::VecDeque;
@@ -33,17 +35,15 @@ use std::net::SocketAddr;
 use rand::rngs::Xoshiro256PlusPlus;
 
 pub use checkpoint::CheckpointPolicy;
+pub use choke::Choking;
 pub use config::{Compat, EndpointConfig};
-
-/// The longest turn of one peer at our upload under weighted uploads
-/// ([`EndpointConfig::weighted_uploads`]), in datagrams: it bounds how long
-/// the others wait for theirs.
-pub const MAX_UPLOAD_TURN: u64 = 16;
 pub use endpoint::{Endpoint, Transmit};
-pub use event::{CloseReason, EndpointStats, Event, PeerStats, SwarmStats};
+pub use event::{CloseReason, DropCounts, EndpointStats, Event, PeerStats, SwarmStats};
 pub use integrity::Integrity;
+pub use policy::UnknownPolicy;
 pub use ratelimit::TokenBucket;
 pub use swarm::SwarmSetup;
+pub use turns::{UploadScheduling, MAX_UPLOAD_TURN};
 
 use crate::chunk::ChunkRange;
 use crate::time::Instant;

@@ -109,7 +109,11 @@ impl RawPeer {
         let end = self.now + d;
         let mut buf = vec![0u8; 65536];
         while self.now < end {
-            if self.seeder.poll_timeout().is_some_and(|t| t <= self.now) {
+            if self
+                .seeder
+                .poll_timeout(self.now)
+                .is_some_and(|t| t <= self.now)
+            {
                 self.seeder.handle_timeout(self.now);
             }
             while let Some(t) = self.seeder.poll_transmit(self.now, &mut buf) {

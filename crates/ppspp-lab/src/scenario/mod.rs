@@ -231,6 +231,10 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
                 &format!("one of {:?}", ppspp_core::pick::NAMES),
             ));
         }
+        let policies = [g.upload_scheduling().err(), g.choking().err()];
+        if let Some(message) = policies.into_iter().flatten().next() {
+            return Err(err(span, message, "see the README's scenario reference"));
+        }
         if ppspp_core::cc::by_name(&g.congestion, 1500).is_none() {
             return Err(err(
                 span,

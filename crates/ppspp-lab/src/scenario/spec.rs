@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use ppspp_core::proto::{Choking, UploadScheduling};
 use serde::Deserialize;
 use toml::Spanned;
 
@@ -392,9 +393,17 @@ pub struct PeerGroup {
     #[serde(default)]
     pub upload_slots: Option<usize>,
     /// Weighted fair queuing of uploads across requesters (seed paper 000
-    /// §III-B) instead of plain turns.
+    /// §III-B) instead of plain turns: `upload_scheduling = "wfq"`.
     #[serde(default)]
     pub weighted_uploads: bool,
+    /// How requesters share the upload, by name (`fifo`, `wfq`; default
+    /// `fifo`, or `wfq` with `weighted_uploads = true`).
+    #[serde(default)]
+    pub upload_scheduling: Option<String>,
+    /// Who of the interested peers is served, by name (`rotation`,
+    /// `unchoke-all`; default `rotation`).
+    #[serde(default)]
+    pub choking: Option<String>,
     /// How far the group's clocks run ahead of the lab's: DATA carries the
     /// sender's wall clock (RFC 7574 §8.6), so peers of groups with other
     /// offsets see one-way delays off by the difference, which LEDBAT's
@@ -414,6 +423,35 @@ pub enum ClassNames {
     One(String),
     /// Peer `i` of the group in class `i mod n`.
     Many(Vec<String>),
+}
+
+impl PeerGroup {
+    /// The group's upload scheduling policy; an unknown name, or
+    /// `weighted_uploads = true` beside another policy, is an error.
+    pub fn upload_scheduling(&self) -> Result<UploadScheduling, String> {
+        let named = self
+            .upload_scheduling
+            .as_deref()
+            .map(str::parse::<UploadScheduling>)
+            .transpose()
+            .map_err(|e| e.to_string())?;
+        match (named, self.weighted_uploads) {
+            (Some(UploadScheduling::Fifo), true) => {
+                Err("weighted_uploads = true contradicts upload_scheduling = \"fifo\"".into())
+            }
+            (Some(p), _) => Ok(p),
+            (None, true) => Ok(UploadScheduling::Wfq),
+            (None, false) => Ok(UploadScheduling::default()),
+        }
+    }
+
+    /// The group's choking policy; an unknown name is an error.
+    pub fn choking(&self) -> Result<Choking, String> {
+        self.choking
+            .as_deref()
+            .map_or(Ok(Choking::default()), str::parse)
+            .map_err(|e: ppspp_core::proto::UnknownPolicy| e.to_string())
+    }
 }
 
 impl ClassNames {

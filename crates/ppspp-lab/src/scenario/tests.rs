@@ -1,4 +1,5 @@
 use super::*;
+use ppspp_core::proto::{Choking, UploadScheduling};
 
 fn err_of(text: &str) -> ScenarioError {
     parse(text, "test.toml").expect_err("should be refused")
@@ -172,4 +173,42 @@ fn a_quantity_without_a_unit_is_refused_with_key_line_and_hint() {
             .starts_with("[\"40\", \"10ms\"]: a duration needs a unit, e.g. \"40ms\""),
         "{e}"
     );
+}
+
+#[test]
+fn policies_are_chosen_by_name_and_unknown_names_refused() {
+    let with = |line: &str| {
+        DEFAULT_TEXT.replace(
+            "role = \"leecher\"\n",
+            &format!("role = \"leecher\"\n{line}\n"),
+        )
+    };
+    let e = err_of(&with("choking = \"tit-for-tat\""));
+    assert!(
+        e.message
+            .contains("unknown choking 'tit-for-tat' (known: rotation, unchoke-all)"),
+        "{e}"
+    );
+    let e = err_of(&with("upload_scheduling = \"lifo\""));
+    assert!(
+        e.message
+            .contains("unknown upload scheduling 'lifo' (known: fifo, wfq)"),
+        "{e}"
+    );
+    let e = err_of(&with(
+        "upload_scheduling = \"fifo\"\nweighted_uploads = true",
+    ));
+    assert!(e.message.contains("contradicts"), "{e}");
+    let ok = parse(
+        &with("upload_scheduling = \"wfq\"\nchoking = \"unchoke-all\""),
+        "t",
+    )
+    .unwrap();
+    let g = ok
+        .peers
+        .iter()
+        .find(|g| g.get_ref().role == Role::Leecher)
+        .unwrap();
+    assert_eq!(g.get_ref().upload_scheduling(), Ok(UploadScheduling::Wfq));
+    assert_eq!(g.get_ref().choking(), Ok(Choking::UnchokeAll));
 }

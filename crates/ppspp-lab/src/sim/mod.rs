@@ -23,6 +23,7 @@ pub mod tracker;
 use std::time::Duration;
 
 use ppspp_core::play::PlaybackStats;
+use ppspp_core::proto::DropCounts;
 use ppspp_core::time::Instant;
 use ppspp_core::wire::MessageTally;
 use ppspp_core::{ChunkSize, HashFunction};
@@ -112,6 +113,8 @@ pub struct PeerResult {
     pub playback: Option<PlaybackStats>,
     /// The messages it sent, by type.
     pub messages_sent: MessageTally,
+    /// The datagrams it dropped, by why.
+    pub datagrams_dropped: DropCounts,
 }
 
 impl Simulation {
@@ -512,6 +515,7 @@ impl Simulation {
                     chunks_rejected: stats.chunks_rejected,
                     playback: p.viewer.as_ref().and_then(|v| v.frozen()),
                     messages_sent: p.sent,
+                    datagrams_dropped: p.dropped.clone(),
                 }
             })
             .collect()

@@ -4,7 +4,7 @@
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 
 use ppspp_core::proto::SwarmHandle;
-use ppspp_core::proto::{Endpoint, SwarmStats};
+use ppspp_core::proto::{DropCounts, Endpoint, SwarmStats};
 use ppspp_core::time::Instant;
 use ppspp_core::wire::MessageTally;
 use rand::rngs::Xoshiro256PlusPlus;
@@ -57,6 +57,8 @@ pub struct Peer {
     pub stats: Option<SwarmStats>,
     /// The messages its endpoint sent, by type, taken with `stats`.
     pub sent: MessageTally,
+    /// The datagrams it dropped, by why (taken as it leaves).
+    pub dropped: DropCounts,
     /// Its own random stream for the tracker's answers.
     pub tracker_rng: Xoshiro256PlusPlus,
     /// The instant its timer last fired, and how often it fired then (to
@@ -84,6 +86,7 @@ impl Peer {
             completed: None,
             stats: None,
             sent: MessageTally::default(),
+            dropped: DropCounts::default(),
             tracker_rng: rng(seed, Stream::Tracker, u64::from(host.0)),
             fired_at: Instant::ZERO,
             fired: 0,
@@ -103,6 +106,7 @@ impl Peer {
         if let (Some(ep), Some(s)) = (&self.endpoint, self.swarm) {
             self.stats = ep.swarm_stats(s);
             self.sent = ep.stats().messages_sent;
+            self.dropped = ep.stats().dropped.clone();
             if let Some(v) = self.viewer.as_mut() {
                 v.leave(now, ep, s);
             }

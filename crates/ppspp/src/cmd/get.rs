@@ -39,9 +39,8 @@ pub struct GetArgs {
     /// Upload limit, e.g. 2MB/s or 8Mbit/s.
     #[arg(long, value_parser = args::rate)]
     pub upload_limit: Option<u64>,
-    /// Peers served at once; the others are choked and take turns (0: all).
-    #[arg(long, default_value = "0")]
-    pub upload_slots: usize,
+    #[command(flatten)]
+    pub uploads: crate::cmd::uploads::UploadPolicy,
     /// Download limit, e.g. 2MB/s or 8Mbit/s.
     #[arg(long, value_parser = args::rate)]
     pub download_limit: Option<u64>,
@@ -226,7 +225,7 @@ async fn download(
     if let Some(m) = args.checkpoint_max {
         config.endpoint.checkpoint_max_bytes = m;
     }
-    config.endpoint.upload_slots = args.upload_slots;
+    args.uploads.apply(&mut config.endpoint);
     set_connect_timeout(&mut config.endpoint, args.connect_timeout);
     let (node, mut events, task) = ppspp_udp::start(config)
         .await
@@ -453,6 +452,13 @@ fn write_stats(
         "payload_bytes_sent": r.stats.payload_bytes_sent,
         "datagrams_received": r.endpoint.datagrams_received,
         "datagrams_sent": r.endpoint.datagrams_sent,
+        "datagrams_dropped": r
+            .endpoint
+            .dropped
+            .by_reason()
+            .into_iter()
+            .map(|(why, n)| (why.to_string(), json!(n)))
+            .collect::<serde_json::Map<_, _>>(),
         "duration_s": elapsed.as_secs_f64(),
         "peers": peers,
     });

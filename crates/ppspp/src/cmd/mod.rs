@@ -10,4 +10,5 @@ pub mod output;
 pub mod progress;
 pub mod seed;
 pub mod stream;
+pub mod uploads;
 pub mod url;

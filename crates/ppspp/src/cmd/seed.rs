@@ -34,13 +34,8 @@ pub struct SeedArgs {
     /// Upload limit, e.g. 2MB/s or 8Mbit/s.
     #[arg(long, value_parser = args::rate)]
     pub upload_limit: Option<u64>,
-    /// Peers served at once; the others are choked and take turns (0: all).
-    #[arg(long, default_value = "0")]
-    pub upload_slots: usize,
-    /// Share the upload among requesting peers by weighted fair queuing
-    /// (weights: their queued requests) instead of plain turns.
-    #[arg(long)]
-    pub weighted_uploads: bool,
+    #[command(flatten)]
+    pub uploads: crate::cmd::uploads::UploadPolicy,
     /// Address to put in the printed URL (default: the listen address, or
     /// this machine's address when listening on all interfaces).
     #[arg(long)]
@@ -80,8 +75,7 @@ pub fn run(args: &SeedArgs) -> Result<()> {
     let rt = runtime()?;
     rt.block_on(async {
         let mut config = node_config(args.listen, args.upload_limit, None);
-        config.endpoint.upload_slots = args.upload_slots;
-        config.endpoint.weighted_uploads = args.weighted_uploads;
+        args.uploads.apply(&mut config.endpoint);
         let (node, mut events, task) = ppspp_udp::start(config)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;

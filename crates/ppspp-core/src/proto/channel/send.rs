@@ -131,13 +131,18 @@ impl Channel {
             self.extended_options,
             false,
         );
+        // The answer is due once, whether or not it fits: a HANDSHAKE
+        // larger than the initiator's datagram waits for its
+        // retransmission, which adds to the budget and makes it due again.
+        // Left due, the channel would ask to be polled again at once,
+        // forever (issue 22).
+        self.reply_due = false;
         let mut w = DatagramWriter::new(&mut buf[..limit], self.remote, self.params).ok()?;
         w.push(&Message::Handshake {
             source: self.local,
             options,
         })
         .ok()?;
-        self.reply_due = false;
         self.push_haves(swarm, &mut w);
         Some(w)
     }

@@ -116,6 +116,7 @@ mod tests {
                 mean_continuity: f64::NAN,
             }),
             messages_sent: Default::default(),
+            datagrams_dropped: Default::default(),
         }
     }
 

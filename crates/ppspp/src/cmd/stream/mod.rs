@@ -94,9 +94,8 @@ pub struct StreamArgs {
     /// Download limit, e.g. 2MB/s or 8Mbit/s.
     #[arg(long, value_parser = args::rate)]
     pub download_limit: Option<u64>,
-    /// Peers served at once; the others are choked and take turns (0: all).
-    #[arg(long, default_value = "0")]
-    pub upload_slots: usize,
+    #[command(flatten)]
+    pub uploads: crate::cmd::uploads::UploadPolicy,
     /// Seconds to wait for a peer to answer the handshake (five tries; a
     /// peer that refuses is tried again meanwhile); when every peer fails
     /// to and the content is not complete, the command fails.
@@ -186,7 +185,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     let rt = runtime()?;
     let result = rt.block_on(async {
         let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
-        config.endpoint.upload_slots = args.upload_slots;
+        args.uploads.apply(&mut config.endpoint);
         set_connect_timeout(&mut config.endpoint, args.connect_timeout);
         let (node, mut events, task) = ppspp_udp::start(config)
             .await

@@ -1,4 +1,5 @@
-//! Upload slots: which peers we serve (CHOKE / UNCHOKE, RFC 7574 §3.9).
+//! The rotation choking policy: upload slots taken in turns, newcomers
+//! first (CHOKE / UNCHOKE, RFC 7574 §3.9).
 //!
 //! With a limit of K slots per swarm, at most K interested peers are
 //! unchoked; the others get CHOKE and their requests are dropped until a
@@ -28,7 +29,8 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use super::channel::{Channel, State};
+use super::{set_choke, Choke};
+use crate::proto::channel::{Channel, State};
 use crate::time::Instant;
 use crate::wire::ChannelId;
 
@@ -45,15 +47,29 @@ pub(crate) const IDLE: Duration = Duration::from_secs(5);
 /// hands faster than a peer gets anything through them.
 pub(crate) const NEWCOMER_HOLD: Duration = Duration::from_secs(5);
 
+/// Slots in turns, newcomers first.
+pub(crate) struct Rotation;
+
+impl Choke for Rotation {
+    fn rechoke(
+        &mut self,
+        now: Instant,
+        slots: usize,
+        channels: &mut dyn Iterator<Item = &mut Channel>,
+    ) {
+        rechoke(now, slots, channels);
+    }
+
+    fn periodic(&self, slots: usize) -> bool {
+        slots > 0
+    }
+}
+
 /// Chooses who is choked among the channels of one swarm. Channels whose
 /// state changes get `choke_dirty`, so their next datagram says so.
-pub(crate) fn rechoke<'a>(
-    now: Instant,
-    slots: usize,
-    channels: impl Iterator<Item = (&'a ChannelId, &'a mut Channel)>,
-) {
+fn rechoke(now: Instant, slots: usize, channels: &mut dyn Iterator<Item = &mut Channel>) {
     let mut interested: Vec<&mut Channel> = Vec::new();
-    for (_, ch) in channels {
+    for ch in channels {
         if ch.state != State::Established || ch.close.is_some() {
             continue;
         }
@@ -149,19 +165,5 @@ fn newcomers_first(
         };
         plan.insert(holder.local, true);
         plan.insert(newcomer, false);
-    }
-}
-
-fn set_choke(ch: &mut Channel, choke: bool, now: Instant) {
-    if ch.choking_remote == choke {
-        return;
-    }
-    ch.choking_remote = choke;
-    ch.choke_dirty = true;
-    ch.choke_changed = now;
-    if choke {
-        // A choked peer's requests are dropped (RFC 7574 §3.9); it asks
-        // again once unchoked.
-        ch.uploads.clear();
     }
 }

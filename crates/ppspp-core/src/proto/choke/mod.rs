@@ -1,0 +1,124 @@
+//! Choking: which interested peers we serve (CHOKE / UNCHOKE, RFC 7574
+//! §3.9). A policy looks at the channels of one swarm and chokes or
+//! unchokes them; a channel whose state changes says so in its next
+//! datagram.
+
+mod rotation;
+mod unchoke_all;
+
+use std::fmt;
+use std::str::FromStr;
+
+use super::channel::Channel;
+use super::policy::{by_name, UnknownPolicy};
+use crate::time::Instant;
+
+pub(crate) use rotation::{Rotation, IDLE, ROTATION};
+pub(crate) use unchoke_all::UnchokeAll;
+
+/// A choking policy.
+pub(crate) trait Choke: Send {
+    /// Reconsiders who of one swarm's `channels` is choked, with `slots`
+    /// upload slots per swarm (0: no limit).
+    fn rechoke(
+        &mut self,
+        now: Instant,
+        slots: usize,
+        channels: &mut dyn Iterator<Item = &mut Channel>,
+    );
+
+    /// Whether the policy wants to be asked again every so often (a slot
+    /// rotation), not only when a peer's interest changes.
+    fn periodic(&self, slots: usize) -> bool;
+}
+
+/// The choking policies, by name.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Choking {
+    /// At most `upload_slots` interested peers unchoked; newcomers first,
+    /// and every [`ROTATION`] the longest-served yields to the
+    /// longest-waiting (`choke/rotation.rs`). With 0 slots nobody is
+    /// choked.
+    #[default]
+    Rotation,
+    /// Nobody is ever choked, whatever the slots.
+    UnchokeAll,
+}
+
+const KNOWN: &[&str] = &["rotation", "unchoke-all"];
+
+impl Choking {
+    /// The name the CLI and scenario files use.
+    pub fn name(self) -> &'static str {
+        match self {
+            Choking::Rotation => "rotation",
+            Choking::UnchokeAll => "unchoke-all",
+        }
+    }
+
+    /// Every name.
+    pub fn names() -> &'static [&'static str] {
+        KNOWN
+    }
+
+    pub(crate) fn build(self) -> Box<dyn Choke> {
+        match self {
+            Choking::Rotation => Box::new(Rotation),
+            Choking::UnchokeAll => Box::new(UnchokeAll),
+        }
+    }
+}
+
+impl FromStr for Choking {
+    type Err = UnknownPolicy;
+
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        by_name(
+            "choking",
+            KNOWN,
+            &[
+                ("rotation", Choking::Rotation),
+                ("unchoke-all", Choking::UnchokeAll),
+            ],
+            s,
+        )
+    }
+}
+
+impl fmt::Display for Choking {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Chokes or unchokes the peer of `ch`, marking the change to be sent.
+fn set_choke(ch: &mut Channel, choke: bool, now: Instant) {
+    if ch.choking_remote == choke {
+        return;
+    }
+    ch.choking_remote = choke;
+    ch.choke_dirty = true;
+    ch.choke_changed = now;
+    if choke {
+        // A choked peer's requests are dropped (RFC 7574 §3.9); it asks
+        // again once unchoked.
+        ch.uploads.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_refused() {
+        for name in Choking::names() {
+            assert_eq!(name.parse::<Choking>().unwrap().name(), *name);
+        }
+        let e = "tit-for-tat".parse::<Choking>().unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown choking 'tit-for-tat' (known: rotation, unchoke-all)"
+        );
+    }
+}

@@ -1,0 +1,144 @@
+//! Channels peers open to us: a HANDSHAKE on channel 0 (RFC 7574 §8.4),
+//! answered, refused, or recognised as our own come back.
+
+use std::net::SocketAddr;
+
+use super::{Endpoint, MAX_PENDING_REFUSALS};
+use crate::proto::channel::{check_options, Channel, Opening, State};
+use crate::proto::config::Compat;
+use crate::proto::event::CloseReason;
+use crate::proto::SwarmHandle;
+use crate::time::Instant;
+use crate::wire::{decode_datagram, ChannelId, Message, SwarmParams};
+
+impl Endpoint {
+    /// A datagram to channel 0: a HANDSHAKE opening a channel.
+    pub(super) fn on_first_datagram(&mut self, now: Instant, from: SocketAddr, data: &[u8]) {
+        let params = SwarmParams::default();
+        let Ok((_, mut messages)) = decode_datagram(data, params) else {
+            self.stats.count_drop(|d| &mut d.undecodable);
+            return;
+        };
+        let Some(Ok(Message::Handshake { source, options })) = messages.next() else {
+            self.stats.count_drop(|d| &mut d.not_a_handshake);
+            return;
+        };
+        if source == ChannelId::ZERO {
+            self.stats.count_drop(|d| &mut d.not_a_handshake);
+            return;
+        }
+        if let Some(local) = self.by_remote.get(&(from, source)).copied() {
+            // A retransmitted handshake: answer again, within what it adds to
+            // the anti-amplification budget.
+            if let Some(ch) = self.channels.get_mut(&local) {
+                ch.bytes_in += data.len() as u64;
+                if ch.state == State::Responding {
+                    ch.reply_due = true;
+                    // Our answer was lost, and the HAVEs that rode on it:
+                    // send them again, or the initiator never learns what
+                    // we have (a complete seeder announces nothing else).
+                    ch.have_sweep = Some(0);
+                }
+            }
+            self.wake(local);
+            return;
+        }
+        let handle = options.swarm_id.and_then(|id| self.swarms.by_swarm_id(id));
+        if self.is_own_handshake(from, source, handle) {
+            return;
+        }
+        let Some(handle) = handle else {
+            self.refuse(from, source, data.len());
+            return;
+        };
+        let Some(swarm) = self.swarm(handle) else {
+            return;
+        };
+        let offer = check_options(&options, swarm.hash_function, swarm.chunk_size);
+        let (open, half_open) = self.count_channels(handle);
+        let shut = swarm.closing || swarm.banned.contains(&from);
+        let full = open >= self.config.max_peers_per_swarm;
+        let (Ok(offer), false, false) = (offer, shut, full) else {
+            self.refuse(from, source, data.len());
+            return;
+        };
+        let no_room = half_open >= self.config.max_half_open_per_swarm
+            && !self.evict_oldest_half_open(handle, now);
+        if no_room || self.channels.len() >= self.config.max_channels {
+            self.refuse(from, source, data.len());
+            return;
+        }
+        let Some(swarm) = self.swarm(handle) else {
+            return;
+        };
+        let chunk_size = swarm.chunk_size.bytes();
+        let mut params = SwarmParams {
+            chunk_size: Some(chunk_size),
+            ..SwarmParams::default()
+        };
+        params.apply(&options);
+        params.addressing = offer.addressing;
+        let (log, cancel_log) = (swarm.have_log.len(), swarm.cancel_log.len());
+        let local = self.fresh_channel_id();
+        let (mut ctx, channels, swarms, _) = self.parts(now);
+        let mut ch = Channel::new(
+            &mut ctx,
+            Opening {
+                local,
+                peer: from,
+                swarm: handle,
+                state: State::Responding,
+                chunk_size,
+                params,
+                have_log_len: log,
+                cancel_log_len: cancel_log,
+            },
+        );
+        ch.remote = source;
+        ch.reply_due = true;
+        ch.extended_options = offer.extended && !matches!(ctx.config.compat, Compat::Libswift);
+        let Some(swarm) = swarms.get_mut(handle) else {
+            return;
+        };
+        // The rest of the datagram (HAVE, REQUEST) uses the options just read.
+        ch.on_messages(swarm, &mut ctx, messages, data.len(), false);
+        swarm.channels.insert(local);
+        channels.insert(local, ch);
+        self.by_remote.insert((from, source), local);
+        self.wake(local);
+        self.after_channel(now, handle, local, false);
+    }
+
+    /// Whether a HANDSHAKE opening a channel is our own come back: its
+    /// source channel is one we are opening in the same swarm. Channel ids
+    /// are random (RFC 7574 §12.1), so a stranger matches one of ours by
+    /// chance once in 2^32 tries. The channel closes and both addresses
+    /// are remembered as ours.
+    pub(super) fn is_own_handshake(
+        &mut self,
+        from: SocketAddr,
+        source: ChannelId,
+        handle: Option<SwarmHandle>,
+    ) -> bool {
+        let Some(ch) = self.channels.get_mut(&source).filter(|c| {
+            c.state == State::Initiating && Some(c.swarm) == handle && c.close.is_none()
+        }) else {
+            return false;
+        };
+        ch.close(CloseReason::OwnAddress, false);
+        let target = ch.peer;
+        self.own_addresses.insert(target);
+        self.own_addresses.insert(from);
+        self.stats.own_address_handshakes += 1;
+        self.wake(source);
+        true
+    }
+
+    pub(super) fn refuse(&mut self, to: SocketAddr, channel: ChannelId, received: usize) {
+        self.stats.count_drop(|d| &mut d.refused);
+        // A refusal is 12 bytes: never more than the handshake it answers.
+        if received >= 12 && self.refusals.len() < MAX_PENDING_REFUSALS {
+            self.refusals.push_back((to, channel));
+        }
+    }
+}

@@ -1,0 +1,455 @@
+//! The endpoint: every swarm and channel behind one UDP socket, demultiplexed
+//! by channel id (RFC 7574 §3.11, §8.3). This file is the driver-facing
+//! API (`handle_*`, `poll_*`, commands) and the demultiplexer; each of the
+//! endpoint's other jobs has its own file: accepting channels
+//! (`accept.rs`, `admission.rs`), following up on what a channel did
+//! (`aftermath.rs`), writing datagrams in turn (`transmit.rs`), rate limits
+//! (`limits.rs`), progress and checkpoints (`progress.rs`), closing
+//! (`reap.rs`) and what drivers read (`queries.rs`). Policies sit behind
+//! traits: upload scheduling (`proto/turns`) and choking (`proto/choke`).
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::net::SocketAddr;
+
+use rand::rngs::{ChaCha20Rng, Xoshiro256PlusPlus};
+use rand::{Rng, RngExt, SeedableRng};
+
+use super::address::check_peer_address;
+use super::channel::{Channel, Opening, State};
+use super::choke::{Choke, ROTATION};
+use super::config::EndpointConfig;
+use super::event::{CloseReason, EndpointStats, Event};
+use super::schedule::Schedule;
+use super::swarm::{Swarm, SwarmSetup};
+use super::turns::UploadTurns;
+use super::{Ctx, SwarmHandle};
+use crate::chunk::ChunkRange;
+use crate::time::Instant;
+use crate::wire::{decode_datagram, ChannelId, ChunkAddressing, SwarmParams};
+
+mod accept;
+mod admission;
+mod aftermath;
+mod limits;
+mod progress;
+mod queries;
+mod reap;
+mod swarms;
+mod timers;
+mod transmit;
+
+use limits::RateLimits;
+use swarms::Swarms;
+use timers::TimersRun;
+
+/// A datagram [`Endpoint::poll_transmit`] wrote: where to send the first
+/// `len` bytes of the buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Transmit {
+    /// The peer's address.
+    pub destination: SocketAddr,
+    /// Bytes written at the start of the buffer.
+    pub len: usize,
+}
+
+/// Refusals waiting to be sent: the peer and the channel it asked from.
+const MAX_PENDING_REFUSALS: usize = 64;
+
+/// All swarms and channels of one UDP socket. Sans-IO: it never reads a
+/// clock, a socket or a global random source.
+pub struct Endpoint {
+    config: EndpointConfig,
+    /// Random choices (tie-breaks, shuffles): fast, not secret.
+    rng: Xoshiro256PlusPlus,
+    /// Channel ids, which are security tokens (RFC 7574 §12.1): an
+    /// off-path attacker who could predict them could inject datagrams
+    /// into our channels. A cryptographic generator, keyed by the driver.
+    ids: ChaCha20Rng,
+    swarms: Swarms,
+    channels: BTreeMap<ChannelId, Channel>,
+    /// Responder channels by the initiator's address and channel, to spot
+    /// retransmitted handshakes.
+    by_remote: BTreeMap<(SocketAddr, ChannelId), ChannelId>,
+    events: VecDeque<Event>,
+    limits: RateLimits,
+    /// Which channels are due, and when the others' timers fire.
+    schedule: Schedule,
+    /// Channels whose close is set: removed once they said goodbye.
+    closing: BTreeSet<ChannelId>,
+    /// The channel that wrote the last datagram: the next due after it
+    /// goes next, unless the upload scheduling gives it another turn.
+    cursor: ChannelId,
+    turns: Box<dyn UploadTurns>,
+    choke: Box<dyn Choke>,
+    refusals: VecDeque<(SocketAddr, ChannelId)>,
+    stats: EndpointStats,
+    released: Vec<ChunkRange>,
+    found: Vec<SocketAddr>,
+    /// Addresses at which we reach ourselves: never connected to.
+    own_addresses: BTreeSet<SocketAddr>,
+    /// Channels whose timers ran at the current instant (`timers.rs`).
+    timers_run: TimersRun,
+}
+
+impl Endpoint {
+    /// An endpoint whose channel ids and random choices all follow from
+    /// `seed`: reproducible, for the simulator and tests. A node on a real
+    /// network uses [`Endpoint::with_key`] with a key from the OS.
+    pub fn new(config: EndpointConfig, seed: u64) -> Endpoint {
+        Endpoint::build(
+            config,
+            Xoshiro256PlusPlus::seed_from_u64(seed),
+            ChaCha20Rng::seed_from_u64(seed),
+        )
+    }
+
+    /// An endpoint whose channel ids come from ChaCha20 keyed with `key`
+    /// (32 bytes the driver takes from the OS: unpredictable ids, RFC 7574
+    /// §12.1), and whose other random choices from a generator seeded by
+    /// that one.
+    pub fn with_key(config: EndpointConfig, key: [u8; 32]) -> Endpoint {
+        let mut ids = ChaCha20Rng::from_seed(key);
+        let rng = Xoshiro256PlusPlus::seed_from_u64(ids.next_u64());
+        Endpoint::build(config, rng, ids)
+    }
+
+    fn build(config: EndpointConfig, rng: Xoshiro256PlusPlus, ids: ChaCha20Rng) -> Endpoint {
+        Endpoint {
+            limits: RateLimits::new(&config, Instant::ZERO),
+            turns: config.upload_scheduling.build(),
+            choke: config.choking.build(),
+            config,
+            rng,
+            ids,
+            swarms: Swarms::default(),
+            channels: BTreeMap::new(),
+            by_remote: BTreeMap::new(),
+            events: VecDeque::new(),
+            schedule: Schedule::default(),
+            closing: BTreeSet::new(),
+            cursor: ChannelId::ZERO,
+            refusals: VecDeque::new(),
+            stats: EndpointStats::default(),
+            released: Vec::new(),
+            found: Vec::new(),
+            own_addresses: BTreeSet::new(),
+            timers_run: TimersRun::default(),
+        }
+    }
+
+    /// The configuration.
+    pub fn config(&self) -> &EndpointConfig {
+        &self.config
+    }
+
+    /// Tells the endpoint an address at which it receives (the driver's
+    /// listen address): [`Endpoint::connect`] refuses it and PEX answers
+    /// naming it are ignored, whether they come from a PEX answer, a
+    /// tracker or the user. Addresses the driver cannot know (a wildcard
+    /// listen address reached through another interface, a NAT's outside)
+    /// are found when our own handshake comes back to us.
+    pub fn add_own_address(&mut self, addr: SocketAddr) {
+        self.own_addresses.insert(addr);
+    }
+
+    /// Whether `addr` is one of ours (given or found).
+    pub fn is_own_address(&self, addr: SocketAddr) -> bool {
+        self.own_addresses.contains(&addr)
+    }
+
+    /// Starts serving or fetching a swarm. Returns `None` if a swarm with
+    /// the same id is already there.
+    pub fn add_swarm(&mut self, now: Instant, setup: SwarmSetup) -> Option<SwarmHandle> {
+        let handle = self.swarms.insert(Swarm::new(setup, now))?;
+        self.check_progress(now, handle);
+        Some(handle)
+    }
+
+    /// Opens a channel to `peer` in `swarm` (the first datagram of the
+    /// handshake goes out with the next [`Endpoint::poll_transmit`]).
+    /// Returns `None` if there is one already or a limit is reached, or
+    /// if `peer` is our own address (with an [`Event::Closed`] saying so).
+    pub fn connect(
+        &mut self,
+        now: Instant,
+        swarm: SwarmHandle,
+        peer: SocketAddr,
+    ) -> Option<ChannelId> {
+        let s = self.swarms.get(swarm)?;
+        let chunk_size = s.chunk_size.bytes();
+        let hash_function = s.hash_function;
+        let (log, cancel_log) = (s.have_log.len(), s.cancel_log.len());
+        let full = self.count_channels(swarm).0 >= self.config.max_peers_per_swarm
+            || self.channels.len() >= self.config.max_channels;
+        let exists = s
+            .channels
+            .iter()
+            .any(|c| self.channels.get(c).is_some_and(|ch| ch.peer == peer));
+        let unusable = match check_peer_address(peer) {
+            Err(why) => Some(CloseReason::Unusable(why)),
+            Ok(()) if self.is_own_address(peer) => Some(CloseReason::OwnAddress),
+            Ok(()) => None,
+        };
+        if let Some(reason) = unusable {
+            // Said, so that a driver told to connect to itself or to a
+            // broadcast address can tell its user.
+            self.events.push_back(Event::Closed {
+                swarm,
+                peer,
+                reason,
+            });
+            return None;
+        }
+        if full || exists || s.closing || s.banned.contains(&peer) {
+            return None;
+        }
+        let local = self.fresh_channel_id();
+        let params = SwarmParams {
+            addressing: ChunkAddressing::ChunkRanges32,
+            hash_function,
+            signature_len: None,
+            chunk_size: Some(chunk_size),
+        };
+        let (mut ctx, _, _, _) = self.parts(now);
+        let channel = Channel::new(
+            &mut ctx,
+            Opening {
+                local,
+                peer,
+                swarm,
+                state: State::Initiating,
+                chunk_size,
+                params,
+                have_log_len: log,
+                cancel_log_len: cancel_log,
+            },
+        );
+        self.channels.insert(local, channel);
+        self.swarm_mut(swarm)?.channels.insert(local);
+        self.wake(local);
+        Some(local)
+    }
+
+    /// Handles one datagram from `from`.
+    pub fn handle_datagram(&mut self, now: Instant, from: SocketAddr, data: &[u8]) {
+        self.stats.datagrams_received += 1;
+        self.stats.bytes_received += data.len() as u64;
+        let Some(head) = data.get(..4) else {
+            self.stats.count_drop(|d| &mut d.too_short);
+            return;
+        };
+        let dst = ChannelId(u32::from_be_bytes([head[0], head[1], head[2], head[3]]));
+        if dst == ChannelId::ZERO {
+            self.on_first_datagram(now, from, data);
+        } else {
+            self.on_channel_datagram(now, from, dst, data);
+        }
+        self.reap();
+    }
+
+    fn on_channel_datagram(&mut self, now: Instant, from: SocketAddr, dst: ChannelId, data: &[u8]) {
+        self.admit_half_open(dst, from);
+        let (mut ctx, channels, swarms, _) = self.parts(now);
+        let Some(ch) = channels
+            .get_mut(&dst)
+            .filter(|c| c.peer == from && c.close.is_none())
+        else {
+            self.stats.count_drop(|d| &mut d.unknown_channel);
+            return;
+        };
+        let Some(swarm) = swarms.get_mut(ch.swarm) else {
+            return;
+        };
+        let Ok((_, messages)) = decode_datagram(data, ch.params) else {
+            self.stats.count_drop(|d| &mut d.undecodable);
+            return;
+        };
+        ch.on_messages(swarm, &mut ctx, messages, data.len(), true);
+        let malformed = ctx.malformed;
+        let size_learned = ctx.size_learned;
+        let rechoke = ctx.rechoke;
+        let handle = ch.swarm;
+        if malformed > 0 {
+            self.stats.count_drop(|d| &mut d.malformed);
+        }
+        self.wake(dst);
+        self.after_channel(now, handle, dst, size_learned);
+        if rechoke {
+            self.rechoke(now, handle);
+        }
+    }
+
+    /// Runs the timers due at `now`.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        while let Some((id, _)) = self.schedule.pop_expired(now) {
+            let (mut ctx, channels, _, schedule) = self.parts(now);
+            let Some(ch) = channels.get_mut(&id) else {
+                continue;
+            };
+            ch.filed = None;
+            if schedule.is_due(id) {
+                // Left filed when marked due: it is polled anyway.
+                continue;
+            }
+            let mut released = std::mem::take(ctx.released);
+            ch.on_timeout(&mut ctx, &mut released);
+            let handle = ch.swarm;
+            let late = std::mem::take(&mut ch.late);
+            self.released = released;
+            self.timers_run.note(now, id);
+            if let Some(s) = self.swarm_mut(handle) {
+                // Asked of two peers from now on: the second to answer
+                // hears CANCEL.
+                for r in late {
+                    s.doubled.set(r);
+                }
+            }
+            self.wake(id);
+            self.after_channel(now, handle, id, false);
+        }
+        for id in self.limits.ready(now) {
+            self.wake(id);
+        }
+        if self.choke.periodic(self.config.upload_slots) {
+            let due: Vec<SwarmHandle> = self
+                .swarms
+                .iter()
+                .filter(|(_, s)| s.next_rechoke <= now)
+                .map(|(h, _)| h)
+                .collect();
+            for h in due {
+                self.rechoke(now, h);
+            }
+        }
+        self.checkpoint_timers(now);
+        self.reap();
+    }
+
+    /// Writes the next datagram to send into `buf` (at least 64 KiB is
+    /// always enough). Call until it returns `None`.
+    pub fn poll_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
+        let out = self.next_transmit(now, buf);
+        if let Some(t) = out {
+            self.stats.datagrams_sent += 1;
+            self.stats.bytes_sent += t.len as u64;
+        }
+        self.reap();
+        out
+    }
+
+    /// The next event for the driver.
+    pub fn poll_event(&mut self) -> Option<Event> {
+        self.events.pop_front()
+    }
+
+    /// When [`Endpoint::handle_timeout`] should next be called, if ever,
+    /// as seen at `now` (the instant of the last input): `now` itself
+    /// while something waits to be polled.
+    pub fn poll_timeout(&self, now: Instant) -> Option<Instant> {
+        if !self.refusals.is_empty() || !self.events.is_empty() || self.schedule.any_due() {
+            return Some(now);
+        }
+        let mut t = self.schedule.next_timer().unwrap_or(Instant::MAX);
+        let (down, up) = self.limits.next_deadline(now);
+        let periodic = self.choke.periodic(self.config.upload_slots);
+        for (_, s) in self.swarms.iter() {
+            if let Some(c) = self.checkpoint_deadline(s) {
+                t = t.min(c);
+            }
+            if periodic && !s.channels.is_empty() {
+                t = t.min(s.next_rechoke.max(now));
+            }
+        }
+        for limit in [down, up].into_iter().flatten() {
+            t = t.min(limit);
+        }
+        (t != Instant::MAX).then_some(t)
+    }
+
+    /// Reconsiders who of `swarm`'s peers is choked (the choking policy,
+    /// `proto/choke`).
+    fn rechoke(&mut self, now: Instant, handle: SwarmHandle) {
+        let slots = self.config.upload_slots;
+        if let Some(s) = self.swarm_mut(handle) {
+            s.next_rechoke = now + ROTATION / 3;
+        }
+        let mut channels = self.channels.values_mut().filter(|c| c.swarm == handle);
+        self.choke.rechoke(now, slots, &mut channels);
+        self.wake_swarm(handle, |c| c.choke_dirty);
+    }
+
+    /// Marks channel `id` due: something about it changed.
+    fn wake(&mut self, id: ChannelId) {
+        if let Some(ch) = self.channels.get_mut(&id) {
+            self.schedule.mark_due(id);
+            if ch.close.is_some() {
+                self.closing.insert(id);
+            }
+        }
+    }
+
+    /// Marks every channel of `handle` for which `filter` holds due.
+    fn wake_swarm(&mut self, handle: SwarmHandle, filter: impl Fn(&Channel) -> bool) {
+        let Some(swarm) = self.swarms.get(handle) else {
+            return;
+        };
+        for id in &swarm.channels {
+            if self.channels.get(id).is_some_and(&filter) {
+                self.schedule.mark_due(*id);
+            }
+        }
+    }
+
+    fn swarm(&self, h: SwarmHandle) -> Option<&Swarm> {
+        self.swarms.get(h)
+    }
+
+    fn swarm_mut(&mut self, h: SwarmHandle) -> Option<&mut Swarm> {
+        self.swarms.get_mut(h)
+    }
+
+    /// A random, unused, non-zero channel id: ids must be unpredictable
+    /// (RFC 7574 §12.1 / §13.1, wire notes).
+    fn fresh_channel_id(&mut self) -> ChannelId {
+        loop {
+            let id = ChannelId(self.ids.random());
+            if id != ChannelId::ZERO && !self.channels.contains_key(&id) {
+                return id;
+            }
+        }
+    }
+
+    /// Splits the endpoint into the context a channel works with and the
+    /// channel and swarm tables.
+    fn parts(
+        &mut self,
+        now: Instant,
+    ) -> (
+        Ctx<'_>,
+        &mut BTreeMap<ChannelId, Channel>,
+        &mut Swarms,
+        &mut Schedule,
+    ) {
+        (
+            Ctx {
+                now,
+                config: &self.config,
+                events: &mut self.events,
+                rng: &mut self.rng,
+                upload: self.limits.upload.bucket.as_mut(),
+                download: self.limits.download.bucket.as_mut(),
+                released: &mut self.released,
+                found: &mut self.found,
+                malformed: 0,
+                size_learned: false,
+                upload_blocked: None,
+                download_blocked: None,
+                rechoke: false,
+                sent: &mut self.stats.messages_sent,
+            },
+            &mut self.channels,
+            &mut self.swarms,
+            &mut self.schedule,
+        )
+    }
+}
