@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use ppspp_udp::range::{self, Answer};
+use ppspp_http::range::{self, Answer};
 
 fuzz_target!(|data: &[u8]| {
     // The first 8 bytes pick the content length (never 0: swarms are not

@@ -11,7 +11,8 @@ use bytes::Bytes;
 use hyper::body::{Frame, Incoming, SizeHint};
 use hyper::header::{self, HeaderValue};
 use hyper::{Method, Request, Response, StatusCode};
-use ppspp_udp::range::{self, Answer};
+use ppspp_http::range::{self, Answer};
+use ppspp_http::target::{Resource, Target};
 use tokio::sync::mpsc;
 
 use super::conns::Busy;
@@ -110,18 +111,17 @@ fn plain(status: StatusCode, text: &str) -> Response<Body> {
 
 /// The answer to one request.
 pub async fn route(gw: Arc<Gateway>, req: Request<Incoming>) -> Response<Body> {
-    let path = req.uri().path().trim_start_matches('/');
-    let (id, rest) = path.split_once('/').unwrap_or((path, ""));
-    if !id.eq_ignore_ascii_case(&gw.id) || !matches!(rest, "" | "stats") {
-        return plain(StatusCode::NOT_FOUND, "no such swarm here");
-    }
+    let resource = match Target::parse(req.uri().path()) {
+        Some(t) if t.swarm.eq_ignore_ascii_case(&gw.id) => t.resource,
+        _ => return plain(StatusCode::NOT_FOUND, "no such swarm here"),
+    };
     if req.method() != Method::GET && req.method() != Method::HEAD {
         let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD");
         r.headers_mut()
             .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
         return r;
     }
-    if rest == "stats" {
+    if resource == Resource::Stats {
         return match stats::document(&gw).await {
             Some(doc) => {
                 let mut r = Response::new(Body::Full(Some(Bytes::from(doc.to_string()))));
@@ -159,7 +159,7 @@ async fn content(gw: Arc<Gateway>, req: &Request<Incoming>) -> Response<Body> {
             // RFC 7233 §4.4: say the current length in an unsatisfied
             // Content-Range.
             let mut r = plain(StatusCode::RANGE_NOT_SATISFIABLE, "range not satisfiable");
-            if let Ok(v) = HeaderValue::from_str(&format!("bytes */{len}")) {
+            if let Ok(v) = HeaderValue::from_str(&range::unsatisfied_range(len)) {
                 r.headers_mut().insert(header::CONTENT_RANGE, v);
             }
             r.headers_mut()
@@ -187,8 +187,7 @@ async fn content(gw: Arc<Gateway>, req: &Request<Incoming>) -> Response<Body> {
     );
     h.insert(header::CONTENT_LENGTH, HeaderValue::from(last - first + 1));
     if status == StatusCode::PARTIAL_CONTENT {
-        // RFC 7233 §4.2: first-last/complete-length, inclusive positions.
-        if let Ok(v) = HeaderValue::from_str(&format!("bytes {first}-{last}/{len}")) {
+        if let Ok(v) = HeaderValue::from_str(&range::content_range(first, last, len)) {
             h.insert(header::CONTENT_RANGE, v);
         }
     }

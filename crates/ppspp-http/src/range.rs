@@ -1,9 +1,6 @@
 //! HTTP `Range` request headers (RFC 7233), for the HTTP gateway that serves
-//! a swarm's content to media players.
-//!
-//! It lives in this library, not in the `ppspp` binary, so that the fuzz
-//! crate can reach it: the header comes from whoever connects, so it is
-//! parsed as hostile input. Pure functions, no I/O.
+//! a swarm's content to media players. The header comes from whoever
+//! connects, so it is parsed as hostile input. Pure functions, no I/O.
 //!
 //! Only single byte ranges are answered with 206. A header with several
 //! ranges is answered with the whole content (RFC 7233 §3.1: a server MAY
@@ -142,6 +139,19 @@ pub fn resolve(spec: RangeSpec, len: u64) -> Option<(u64, u64)> {
     }
 }
 
+/// The `Content-Range` value of a 206 answer for bytes `first..=last` of
+/// content of `len` bytes (RFC 7233 §4.2: inclusive positions, then the
+/// complete length).
+pub fn content_range(first: u64, last: u64, len: u64) -> String {
+    format!("bytes {first}-{last}/{len}")
+}
+
+/// The `Content-Range` value of a 416 answer: the current length, so that
+/// the client can ask again within it (RFC 7233 §4.4).
+pub fn unsatisfied_range(len: u64) -> String {
+    format!("bytes */{len}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -211,6 +221,12 @@ mod tests {
         // Several ranges: the whole content rather than multipart.
         assert_eq!(ans("bytes=0-1,5-6", 1000), Answer::Full);
         assert_eq!(ans("bytes=0-1,5000-6000", 1000), Answer::Full);
+    }
+
+    #[test]
+    fn content_range_values() {
+        assert_eq!(content_range(0, 499, 1000), "bytes 0-499/1000");
+        assert_eq!(unsatisfied_range(1000), "bytes */1000");
     }
 
     #[test]

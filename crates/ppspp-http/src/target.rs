@@ -1,0 +1,63 @@
+//! The resource a request path names: `/<swarm-id>` is the content,
+//! `/<swarm-id>/stats` its live status. The swarm id is not checked here:
+//! the gateway compares it with the one swarm it serves.
+
+/// What a path asks for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Resource {
+    /// The content, whole or a range of it.
+    Content,
+    /// The status document (JSON).
+    Stats,
+}
+
+/// A request path split into the swarm it names and the resource.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Target<'a> {
+    /// The first path segment, as written (hex, any case).
+    pub swarm: &'a str,
+    /// What of the swarm is asked for.
+    pub resource: Resource,
+}
+
+impl<'a> Target<'a> {
+    /// Reads a request path (the URI's path, no query); `None` for a path
+    /// that names nothing the gateway serves.
+    pub fn parse(path: &'a str) -> Option<Target<'a>> {
+        let path = path.trim_start_matches('/');
+        let (swarm, rest) = path.split_once('/').unwrap_or((path, ""));
+        let resource = match rest {
+            "" => Resource::Content,
+            "stats" => Resource::Stats,
+            _ => return None,
+        };
+        Some(Target { swarm, resource })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(swarm: &str, resource: Resource) -> Option<Target<'_>> {
+        Some(Target { swarm, resource })
+    }
+
+    #[test]
+    fn content_and_stats() {
+        assert_eq!(Target::parse("/abc"), t("abc", Resource::Content));
+        // A trailing slash still names the content, as before the split.
+        assert_eq!(Target::parse("/abc/"), t("abc", Resource::Content));
+        assert_eq!(Target::parse("/ABC/stats"), t("ABC", Resource::Stats));
+        assert_eq!(Target::parse("//abc"), t("abc", Resource::Content));
+    }
+
+    #[test]
+    fn anything_else_is_nothing() {
+        assert_eq!(Target::parse("/abc/other"), None);
+        assert_eq!(Target::parse("/abc/stats/"), None);
+        assert_eq!(Target::parse("/abc/stats/x"), None);
+        // An empty swarm id is returned as such; it matches no swarm.
+        assert_eq!(Target::parse("/"), t("", Resource::Content));
+    }
+}
