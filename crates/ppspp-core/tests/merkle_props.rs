@@ -6,7 +6,9 @@
 use std::collections::BTreeSet;
 use std::io::Read;
 
-use ppspp_core::merkle::{self, chunk_count_from_peaks, peak_bins, root_from_peaks, BuildOptions};
+use ppspp_core::merkle::{
+    self, chunk_count_from_peaks, peak_bins, root_from_peaks, BuildOptions, Parallelism,
+};
 use ppspp_core::{
     Bin, ChunkIndex, ChunkSize, Hash, HashFunction, MerkleTree, PartialTree, VerifyError,
 };
@@ -106,20 +108,23 @@ proptest! {
         f in hash_fn(),
         block_chunks in 1usize..=16,
         depth in 1usize..=3,
+        parallel in any::<bool>(),
     ) {
         let size = ChunkSize::new(cs as u64).unwrap();
         let leaves = leaves_of(f, &data, cs);
         let n = leaves.len() as u64;
         let root_bin = reference_root_bin(n);
         let expect_root = reference_node(f, &leaves, root_bin);
-        let opts = BuildOptions { block_bytes: block_chunks * cs, queue_depth: depth };
+        let parallelism = if parallel { Parallelism::Parallel } else { Parallelism::Sequential };
+        let opts = BuildOptions { block_bytes: block_chunks * cs, queue_depth: depth, parallelism };
 
         let streamed = MerkleTree::from_reader_with(
             ShortReads { data: &data, step: block_chunks }, size, f, &opts).unwrap();
         let in_memory = MerkleTree::from_bytes(&data, size, f).unwrap();
+        let in_memory_par = MerkleTree::from_bytes_with(&data, size, f, Parallelism::Parallel).unwrap();
         let by_chunks = MerkleTree::from_chunks(data.chunks(cs), size, f).unwrap();
         let by_leaves = MerkleTree::from_leaf_hashes(f, leaves.clone(), data.len() as u64, size).unwrap();
-        for tree in [&streamed, &in_memory, &by_chunks, &by_leaves] {
+        for tree in [&streamed, &in_memory, &in_memory_par, &by_chunks, &by_leaves] {
             prop_assert_eq!(tree.root(), expect_root);
             prop_assert_eq!(tree.root_bin(), root_bin);
             prop_assert_eq!(tree.chunk_count(), n);

@@ -2,7 +2,7 @@
 //! (docs/ppspp-wire.md, "Merkle roots"), and the hashes of the captured
 //! libswift exchange of a 3000-byte file.
 
-use ppspp_core::merkle::{self, BuildOptions};
+use ppspp_core::merkle::{self, BuildOptions, Parallelism};
 use ppspp_core::{Bin, ChunkIndex, ChunkSize, HashFunction, MerkleError, MerkleTree};
 
 fn pat251(n: usize) -> Vec<u8> {
@@ -108,6 +108,12 @@ fn table_roots_from_bytes() {
         assert_eq!(tree.root().to_hex(), root, "{name} / {cs}");
         assert_eq!(tree.content_len(), data.len() as u64);
         assert_eq!(tree.chunk_count(), cs.chunks_in(data.len() as u64));
+        let par = MerkleTree::from_bytes_with(&data, cs, HashFunction::Sha1, Parallelism::Parallel);
+        assert_eq!(
+            par.unwrap().root().to_hex(),
+            root,
+            "{name} / {cs} in parallel"
+        );
     }
 }
 
@@ -118,16 +124,20 @@ fn table_roots_from_reader() {
         let tree = MerkleTree::from_reader(&data[..], cs, HashFunction::Sha1).unwrap();
         assert_eq!(tree.root().to_hex(), root, "{name} / {cs}");
         // Small blocks: many blocks, a merge stack and a partial last block.
-        let opts = BuildOptions {
-            block_bytes: 4 * cs.bytes_usize(),
-            queue_depth: 1,
-        };
-        let tree = MerkleTree::from_reader_with(&data[..], cs, HashFunction::Sha1, &opts).unwrap();
-        assert_eq!(
-            tree.root().to_hex(),
-            root,
-            "{name} / {cs} in 4-chunk blocks"
-        );
+        for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+            let opts = BuildOptions {
+                block_bytes: 4 * cs.bytes_usize(),
+                queue_depth: 1,
+                parallelism,
+            };
+            let tree =
+                MerkleTree::from_reader_with(&data[..], cs, HashFunction::Sha1, &opts).unwrap();
+            assert_eq!(
+                tree.root().to_hex(),
+                root,
+                "{name} / {cs} in 4-chunk blocks, {parallelism:?}"
+            );
+        }
     }
 }
 
@@ -139,12 +149,20 @@ fn table_roots_from_reader_root_only() {
         assert_eq!(info.root.to_hex(), root, "{name} / {cs}");
         assert_eq!(info.content_len, data.len() as u64);
         assert_eq!(info.chunk_count, cs.chunks_in(data.len() as u64));
-        let opts = BuildOptions {
-            block_bytes: 2 * cs.bytes_usize(),
-            queue_depth: 3,
-        };
-        let info = merkle::root_from_reader_with(&data[..], cs, HashFunction::Sha1, &opts).unwrap();
-        assert_eq!(info.root.to_hex(), root, "{name} / {cs} in 2-chunk blocks");
+        for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+            let opts = BuildOptions {
+                block_bytes: 2 * cs.bytes_usize(),
+                queue_depth: 3,
+                parallelism,
+            };
+            let info =
+                merkle::root_from_reader_with(&data[..], cs, HashFunction::Sha1, &opts).unwrap();
+            assert_eq!(
+                info.root.to_hex(),
+                root,
+                "{name} / {cs} in 2-chunk blocks, {parallelism:?}"
+            );
+        }
     }
 }
 

@@ -15,6 +15,7 @@
 use std::io::Write;
 use std::time::Instant;
 
+use ppspp_core::merkle::BuildOptions;
 use ppspp_core::storage::{Snapshot, Storage};
 use ppspp_core::{Bin, Binmap, ChunkIndex, ChunkSize, HashFunction, MerkleTree, PartialTree};
 use ppspp_store::{checkpoint_path, FileStorage, SwarmMeta};
@@ -43,7 +44,8 @@ fn main() {
     }
     let size = ChunkSize::new(cs).unwrap();
     let file = std::fs::File::open(&src).unwrap();
-    let tree = MerkleTree::from_reader(file, size, HashFunction::Sha1).unwrap();
+    let options = BuildOptions::parallel();
+    let tree = MerkleTree::from_reader_with(file, size, HashFunction::Sha1, &options).unwrap();
     let data = std::fs::read(&src).unwrap();
     let meta = SwarmMeta::new(HashFunction::Sha1, tree.root(), size).with_content_len(len);
     let out = dir.join("out");

@@ -1,12 +1,13 @@
-//! Building whole trees in memory: the parallel subtree hasher shared by
-//! every builder, the in-order merge of subtree roots, and the builders that
-//! take bytes, chunks or leaf hashes.
+//! Building whole trees in memory: the subtree hasher shared by every
+//! builder, the in-order merge of subtree roots, and the builders that take
+//! bytes, chunks or leaf hashes.
 //!
 //! The key fact (RFC 7574 §4.2 bin numbering): the bins of an aligned
 //! subtree of `2^k` leaves are a contiguous run of `2^(k+1) − 1` numbers, so
 //! an aligned group of chunks and its whole subtree map to one contiguous
 //! slice of the flat node array. Parallel tasks therefore write disjoint
-//! slices and need no locking.
+//! slices and need no locking; the sequential path walks the very same
+//! slices in turn, so both give the same bytes.
 
 use rayon::prelude::*;
 
@@ -23,6 +24,20 @@ const GRAIN_LAYER: u32 = 8;
 /// Chunks per parallel task.
 const GRAIN: usize = 1 << GRAIN_LAYER;
 
+/// Whether building a tree may use threads. The core is sans-IO and spawns
+/// nothing by itself: a driver that hashes large content (`ppspp hash`,
+/// `ppspp seed`) asks for [`Parallelism::Parallel`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Parallelism {
+    /// Everything on the calling thread; no thread is spawned.
+    #[default]
+    Sequential,
+    /// Subtrees hashed on rayon's global pool (one thread per core unless
+    /// `RAYON_NUM_THREADS` says otherwise), and for the streaming builders
+    /// a helper thread that reads ahead.
+    Parallel,
+}
+
 /// Hashes `data` (cut into `chunk_size` chunks, the last one possibly short)
 /// into `nodes`, the bin-ordered node slice of an aligned subtree with local
 /// numbering (leaf `i` at bin `2i`), and fills every filled interior node.
@@ -33,31 +48,49 @@ pub(crate) fn hash_chunks_into(
     chunk_size: usize,
     data: &[u8],
     nodes: &mut [u8],
+    parallelism: Parallelism,
 ) {
     let hl = hash_fn.len();
     let chunks = data.len().div_ceil(chunk_size);
     debug_assert_eq!(nodes.len(), (2 * chunks).saturating_sub(1) * hl);
-    nodes
-        .par_chunks_mut(2 * GRAIN * hl)
-        .zip(data.par_chunks(GRAIN * chunk_size))
-        .for_each(|(part, bytes)| {
-            for (i, chunk) in bytes.chunks(chunk_size).enumerate() {
-                let leaf = hash_fn.digest(chunk);
-                part[2 * i * hl..(2 * i + 1) * hl].copy_from_slice(leaf.as_bytes());
-            }
-            fill_layers(hash_fn, part, bytes.len().div_ceil(chunk_size), 1);
-        });
+    let grain = |(part, bytes): (&mut [u8], &[u8])| {
+        for (i, chunk) in bytes.chunks(chunk_size).enumerate() {
+            let leaf = hash_fn.digest(chunk);
+            part[2 * i * hl..(2 * i + 1) * hl].copy_from_slice(leaf.as_bytes());
+        }
+        fill_layers(hash_fn, part, bytes.len().div_ceil(chunk_size), 1);
+    };
+    let (part_len, bytes_len) = (2 * GRAIN * hl, GRAIN * chunk_size);
+    match parallelism {
+        Parallelism::Sequential => nodes
+            .chunks_mut(part_len)
+            .zip(data.chunks(bytes_len))
+            .for_each(grain),
+        Parallelism::Parallel => nodes
+            .par_chunks_mut(part_len)
+            .zip(data.par_chunks(bytes_len))
+            .for_each(grain),
+    }
     fill_layers(hash_fn, nodes, chunks, GRAIN_LAYER + 1);
 }
 
 /// Fills the interior nodes of `nodes` (bin order, local numbering) whose
 /// `leaves` leaf hashes are already in place.
-pub(crate) fn fill_from_leaves(hash_fn: HashFunction, nodes: &mut [u8], leaves: usize) {
+pub(crate) fn fill_from_leaves(
+    hash_fn: HashFunction,
+    nodes: &mut [u8],
+    leaves: usize,
+    parallelism: Parallelism,
+) {
     let hl = hash_fn.len();
-    nodes.par_chunks_mut(2 * GRAIN * hl).for_each(|part| {
+    let grain = |part: &mut [u8]| {
         let count = (part.len() / hl).div_ceil(2);
         fill_layers(hash_fn, part, count, 1);
-    });
+    };
+    match parallelism {
+        Parallelism::Sequential => nodes.chunks_mut(2 * GRAIN * hl).for_each(grain),
+        Parallelism::Parallel => nodes.par_chunks_mut(2 * GRAIN * hl).for_each(grain),
+    }
     fill_layers(hash_fn, nodes, leaves, GRAIN_LAYER + 1);
 }
 
@@ -176,7 +209,7 @@ impl MerkleTree {
         })
     }
 
-    /// The tree of `data` held in memory, hashed in parallel.
+    /// The tree of `data` held in memory, hashed on the calling thread.
     ///
     /// Fails with [`MerkleError::EmptyContent`] for zero bytes.
     pub fn from_bytes(
@@ -184,13 +217,30 @@ impl MerkleTree {
         chunk_size: ChunkSize,
         hash_fn: HashFunction,
     ) -> Result<MerkleTree, MerkleError> {
+        Self::from_bytes_with(data, chunk_size, hash_fn, Parallelism::Sequential)
+    }
+
+    /// [`MerkleTree::from_bytes`], hashed on threads when `parallelism`
+    /// says so; the tree is the same either way.
+    pub fn from_bytes_with(
+        data: &[u8],
+        chunk_size: ChunkSize,
+        hash_fn: HashFunction,
+        parallelism: Parallelism,
+    ) -> Result<MerkleTree, MerkleError> {
         if data.is_empty() {
             return Err(MerkleError::EmptyContent);
         }
         let content_len = data.len() as u64;
         let chunk_count = chunk_size.chunks_in(content_len);
         let mut filled = alloc_flat(chunk_count, hash_fn)?;
-        hash_chunks_into(hash_fn, chunk_size.bytes_usize(), data, &mut filled);
+        hash_chunks_into(
+            hash_fn,
+            chunk_size.bytes_usize(),
+            data,
+            &mut filled,
+            parallelism,
+        );
         Self::assemble(hash_fn, chunk_size, content_len, chunk_count, filled)
     }
 
@@ -231,7 +281,8 @@ impl MerkleTree {
 
     /// The tree over precomputed leaf hashes (one per chunk, in order) of
     /// content of `content_len` bytes: for synthetic content whose chunks
-    /// are never materialised. The interior is hashed in parallel.
+    /// are never materialised. The interior is hashed on the calling thread
+    /// (as many hashes as leaves, which the caller has already spent).
     ///
     /// The number of leaves must equal `chunk_size.chunks_in(content_len)`
     /// and every hash must have `hash_fn`'s length.
@@ -270,7 +321,12 @@ impl MerkleTree {
                 got: chunk_count + 1,
             });
         }
-        fill_from_leaves(hash_fn, &mut filled, chunk_count as usize);
+        fill_from_leaves(
+            hash_fn,
+            &mut filled,
+            chunk_count as usize,
+            Parallelism::Sequential,
+        );
         Self::assemble(hash_fn, chunk_size, content_len, chunk_count, filled)
     }
 }
@@ -403,12 +459,38 @@ mod tests {
         // More than one grain (256 chunks) with a partial last grain.
         let n = 3 * GRAIN + 17;
         let data: Vec<u8> = (0..n).map(|i| (i * 31 % 256) as u8).collect();
-        let t = MerkleTree::from_bytes(&data, cs(1), F).unwrap();
+        let t = MerkleTree::from_bytes_with(&data, cs(1), F, Parallelism::Parallel).unwrap();
         let mut stack = PeakStack::new(F);
         for (i, b) in data.iter().enumerate() {
             stack.push(Bin(2 * i as u64), F.digest(&[*b]), |_, _| {});
         }
         assert_eq!(stack.into_peaks(), t.peaks());
+    }
+
+    #[test]
+    fn sequential_and_parallel_build_the_same_tree() {
+        // Whole grains, a partial last grain, and fewer chunks than a grain.
+        for n in [1, GRAIN, 4 * GRAIN, 5 * GRAIN + 3, GRAIN - 1] {
+            let data: Vec<u8> = (0..n * 3).map(|i| (i * 13 % 251) as u8).collect();
+            let seq = MerkleTree::from_bytes_with(&data, cs(3), F, Parallelism::Sequential);
+            let par = MerkleTree::from_bytes_with(&data, cs(3), F, Parallelism::Parallel);
+            let (seq, par) = (seq.unwrap(), par.unwrap());
+            assert_eq!(seq.root(), par.root(), "{n} chunks");
+            assert_eq!(seq.filled, par.filled);
+            assert_eq!(seq.spine, par.spine);
+            // The interior over given leaves, both ways.
+            let hl = F.len();
+            let mut a = seq.filled.clone();
+            // Keep the leaves (even bins), clear the interior (odd bins).
+            for pair in a.chunks_mut(2 * hl).filter(|p| p.len() > hl) {
+                pair[hl..].fill(0);
+            }
+            let mut b = a.clone();
+            fill_from_leaves(F, &mut a, n, Parallelism::Sequential);
+            fill_from_leaves(F, &mut b, n, Parallelism::Parallel);
+            assert_eq!(a, seq.filled);
+            assert_eq!(b, seq.filled);
+        }
     }
 
     #[test]

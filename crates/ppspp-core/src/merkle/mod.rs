@@ -35,6 +35,7 @@ mod tree;
 mod uncles;
 mod verify;
 
+pub use build::Parallelism;
 pub use error::{MerkleError, VerifyError};
 pub use peaks::{chunk_count_from_peaks, peak_bins, root_from_peaks};
 pub use stream::{root_from_reader, root_from_reader_with, BuildOptions, RootInfo};

@@ -1,19 +1,23 @@
-//! Streaming builders: read content once, hash it on every core.
+//! Streaming builders: read content once, in large blocks (a power-of-two
+//! number of chunks, ~4 MiB), so memory stays bounded whatever the content
+//! size.
 //!
-//! Pipeline: a reader thread fills large blocks (a power-of-two number of
-//! chunks, ~4 MiB) into a bounded channel, so reading overlaps hashing and
-//! memory stays bounded whatever the content size. Each block is an aligned
-//! subtree; it is hashed in parallel (leaves and interior, see
+//! Each block is an aligned subtree, hashed (leaves and interior, see
 //! [`hash_chunks_into`]) straight into its contiguous slice of the flat node
 //! array. A [`PeakStack`] merges block roots in order; the last, partial
 //! block contributes its own peaks; finally the peaks are climbed to the
 //! root with zero padding ([`root_from_peaks`]).
+//!
+//! Sequentially ([`Parallelism::Sequential`], the default) the calling
+//! thread reads and hashes in turn. In parallel, a reader thread fills
+//! blocks into a bounded channel, so reading overlaps hashing, and each
+//! block is hashed on every core.
 
 use std::io::{self, Read};
 use std::sync::mpsc::{self, Receiver, SyncSender};
 use std::thread;
 
-use super::build::{hash_at, hash_chunks_into, PeakStack};
+use super::build::{hash_at, hash_chunks_into, Parallelism, PeakStack};
 use super::peaks::{peak_bins, MAX_CHUNKS};
 use super::{flat_bytes, root_from_peaks, slot_mut, MerkleError, MerkleTree};
 use crate::bin::Bin;
@@ -31,8 +35,12 @@ pub struct BuildOptions {
     /// Target bytes per read block; rounded down to a power-of-two number of
     /// chunks (at least one chunk, at most 2^16 chunks). Default 4 MiB.
     pub block_bytes: usize,
-    /// Blocks the reader may read ahead of the hashers. Default 2.
+    /// Blocks the reader thread may read ahead of the hashers, when
+    /// building in parallel. Default 2.
     pub queue_depth: usize,
+    /// Whether to use threads. Default [`Parallelism::Sequential`]: the
+    /// core spawns none unless its caller asks.
+    pub parallelism: Parallelism,
 }
 
 impl Default for BuildOptions {
@@ -40,6 +48,18 @@ impl Default for BuildOptions {
         BuildOptions {
             block_bytes: 4 << 20,
             queue_depth: 2,
+            parallelism: Parallelism::Sequential,
+        }
+    }
+}
+
+impl BuildOptions {
+    /// The defaults, hashing on every core with a reader thread ahead:
+    /// what a command that hashes a whole file wants.
+    pub fn parallel() -> Self {
+        BuildOptions {
+            parallelism: Parallelism::Parallel,
+            ..BuildOptions::default()
         }
     }
 }
@@ -89,14 +109,15 @@ pub fn root_from_reader_with<R: Read + Send>(
     let mut chunks = 0u64;
     let mut content_len = 0u64;
     let block_bytes = options.block_chunks(chunk_size) * cs;
-    for_each_block(reader, block_bytes, options.queue_depth, |block| {
+    let par = options.parallelism;
+    for_each_block(reader, block_bytes, options, |block| {
         let m = block.len().div_ceil(cs);
         let first = chunks;
         chunks = checked_total(chunks, m)?;
         let len = (2 * m - 1) * hl;
         scratch.resize(len, 0);
         let nodes = &mut scratch[..len];
-        hash_chunks_into(hash_fn, cs, block, nodes);
+        hash_chunks_into(hash_fn, cs, block, nodes, par);
         for local in peak_bins(m as u64) {
             let hash = hash_at(nodes, hash_fn, local);
             stack.push(shift(local, first), hash, |_, _| {});
@@ -117,8 +138,9 @@ pub fn root_from_reader_with<R: Read + Send>(
 }
 
 impl MerkleTree {
-    /// The tree of the content read from `reader` to its end, read by a
-    /// helper thread and hashed on all cores. Default [`BuildOptions`].
+    /// The tree of the content read from `reader` to its end, read and
+    /// hashed on the calling thread. Default [`BuildOptions`];
+    /// [`BuildOptions::parallel`] for every core.
     ///
     /// Fails with [`MerkleError::EmptyContent`] for zero bytes and
     /// [`MerkleError::Io`] when reading fails.
@@ -144,7 +166,8 @@ impl MerkleTree {
         let mut chunks = 0u64;
         let mut content_len = 0u64;
         let block_bytes = options.block_chunks(chunk_size) * cs;
-        for_each_block(reader, block_bytes, options.queue_depth, |block| {
+        let par = options.parallelism;
+        for_each_block(reader, block_bytes, options, |block| {
             let m = block.len().div_ceil(cs);
             let first = chunks;
             chunks = checked_total(chunks, m)?;
@@ -157,7 +180,7 @@ impl MerkleTree {
                 .try_reserve(len + hl)
                 .map_err(|_| MerkleError::TooLarge { chunks })?;
             filled.resize(start + len, 0);
-            hash_chunks_into(hash_fn, cs, block, &mut filled[start..]);
+            hash_chunks_into(hash_fn, cs, block, &mut filled[start..], par);
             for local in peak_bins(m as u64) {
                 let hash = hash_at(&filled[start..], hash_fn, local);
                 // Parents merged here are filled nodes left of this block,
@@ -198,15 +221,28 @@ fn shift(local: Bin, first: u64) -> Bin {
     Bin(local.0 + 2 * first)
 }
 
-/// Reads `reader` in blocks of `block_bytes` on a helper thread and hands
-/// every block, in order, to `consume`. Every block but the last is full.
+/// Reads `reader` in blocks of `block_bytes` and hands every block, in
+/// order, to `consume`; on a helper thread that reads ahead when `options`
+/// ask for parallelism. Every block but the last is full.
 fn for_each_block<R: Read + Send>(
-    reader: R,
+    mut reader: R,
     block_bytes: usize,
-    queue_depth: usize,
+    options: &BuildOptions,
     mut consume: impl FnMut(&[u8]) -> Result<(), MerkleError>,
 ) -> Result<(), MerkleError> {
-    let (tx, rx) = mpsc::sync_channel(queue_depth.max(1));
+    if options.parallelism == Parallelism::Sequential {
+        let mut buf = vec![0u8; block_bytes];
+        loop {
+            let n = fill(&mut reader, &mut buf)?;
+            if n > 0 {
+                consume(&buf[..n])?;
+            }
+            if n < block_bytes {
+                return Ok(());
+            }
+        }
+    }
+    let (tx, rx) = mpsc::sync_channel(options.queue_depth.max(1));
     let (recycle_tx, recycle_rx) = mpsc::channel();
     thread::scope(|s| {
         s.spawn(move || read_blocks(reader, block_bytes, tx, recycle_rx));
@@ -314,12 +350,13 @@ mod tests {
         }
     }
 
-    fn check(len: usize, chunk: u64, block_chunks: usize) {
+    fn check(len: usize, chunk: u64, block_chunks: usize, parallelism: Parallelism) {
         let data: Vec<u8> = (0..len).map(|i| (i * 7 % 253) as u8).collect();
         let cs = ChunkSize::new(chunk).unwrap();
         let opts = BuildOptions {
             block_bytes: block_chunks * chunk as usize,
             queue_depth: 1,
+            parallelism,
         };
         let expect = MerkleTree::from_bytes(&data, cs, F).unwrap();
         let reader = Dribble {
@@ -346,13 +383,15 @@ mod tests {
 
     #[test]
     fn edge_sizes_with_short_reads_and_small_blocks() {
-        for block in [1, 2, 4, 8] {
-            check(1, 16, block); // one chunk of one byte
-            check(16, 16, block); // one full chunk
-            check(16 * 8, 16, block); // 2^3 chunks
-            check(16 * 8 + 1, 16, block); // 2^3 + 1 chunks, last of 1 byte
-            check(16 * 9 - 1, 16, block);
-            check(16 * 32, 16, block); // exactly a multiple of the block
+        for par in [Parallelism::Sequential, Parallelism::Parallel] {
+            for block in [1, 2, 4, 8] {
+                check(1, 16, block, par); // one chunk of one byte
+                check(16, 16, block, par); // one full chunk
+                check(16 * 8, 16, block, par); // 2^3 chunks
+                check(16 * 8 + 1, 16, block, par); // 2^3 + 1 chunks, last of 1 byte
+                check(16 * 9 - 1, 16, block, par);
+                check(16 * 32, 16, block, par); // exactly a multiple of the block
+            }
         }
     }
 
@@ -368,6 +407,7 @@ mod tests {
         let tiny = BuildOptions {
             block_bytes: 0,
             queue_depth: 0,
+            parallelism: Parallelism::Parallel,
         };
         assert_eq!(tiny.block_chunks(ChunkSize::DEFAULT), 1);
         let data = [5u8; 3000];
@@ -377,17 +417,47 @@ mod tests {
     }
 
     #[test]
-    fn read_errors_are_reported() {
+    fn sequential_builds_spawn_no_thread() {
+        // A reader that notes the thread it is read on: the calling one.
+        struct OnThread<'a> {
+            data: &'a [u8],
+            seen: Vec<thread::ThreadId>,
+        }
+        impl Read for OnThread<'_> {
+            fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+                self.seen.push(thread::current().id());
+                self.data.read(buf)
+            }
+        }
+        let data = vec![3u8; 10_000];
         let opts = BuildOptions {
-            block_bytes: 64,
-            queue_depth: 1,
+            block_bytes: 1024,
+            ..BuildOptions::default()
         };
-        for ok in [0, 10, 64, 1000] {
-            let r =
-                MerkleTree::from_reader_with(Broken { ok }, ChunkSize::new(16).unwrap(), F, &opts);
-            assert!(matches!(r, Err(MerkleError::Io(_))), "after {ok} bytes");
-            let r = root_from_reader_with(Broken { ok }, ChunkSize::new(16).unwrap(), F, &opts);
-            assert!(matches!(r, Err(MerkleError::Io(_))));
+        let mut r = OnThread {
+            data: &data,
+            seen: Vec::new(),
+        };
+        MerkleTree::from_reader_with(&mut r, ChunkSize::new(64).unwrap(), F, &opts).unwrap();
+        assert!(r.seen.len() > 1);
+        assert!(r.seen.iter().all(|t| *t == thread::current().id()));
+    }
+
+    #[test]
+    fn read_errors_are_reported() {
+        for parallelism in [Parallelism::Sequential, Parallelism::Parallel] {
+            let opts = BuildOptions {
+                block_bytes: 64,
+                queue_depth: 1,
+                parallelism,
+            };
+            for ok in [0, 10, 64, 1000] {
+                let cs = ChunkSize::new(16).unwrap();
+                let r = MerkleTree::from_reader_with(Broken { ok }, cs, F, &opts);
+                assert!(matches!(r, Err(MerkleError::Io(_))), "after {ok} bytes");
+                let r = root_from_reader_with(Broken { ok }, cs, F, &opts);
+                assert!(matches!(r, Err(MerkleError::Io(_))));
+            }
         }
     }
 }

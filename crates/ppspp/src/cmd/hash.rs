@@ -38,7 +38,9 @@ pub fn run(args: &HashArgs) -> Result<()> {
     {
         bail!("{path} is a directory, not a file");
     }
-    let info = match merkle::root_from_reader(file, args.chunk_size, args.hash) {
+    // Hashing a whole file is all this command does: every core.
+    let options = merkle::BuildOptions::parallel();
+    let info = match merkle::root_from_reader_with(file, args.chunk_size, args.hash, &options) {
         Ok(info) => info,
         Err(MerkleError::EmptyContent) => {
             bail!("{path} is empty: a swarm needs at least one chunk, so an empty file has no root")

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
-use ppspp_core::merkle::{MerkleError, MerkleTree};
+use ppspp_core::merkle::{BuildOptions, MerkleError, MerkleTree};
 use ppspp_core::pick;
 use ppspp_core::proto::SwarmSetup;
 use ppspp_core::{ChunkSize, HashFunction};
@@ -64,7 +64,9 @@ pub fn run(args: &SeedArgs) -> Result<()> {
         inner: file,
         bar: bar.clone(),
     };
-    let tree = match MerkleTree::from_reader(reader, args.chunk_size, args.hash) {
+    // Nothing else runs before the tree is built: hash on every core.
+    let options = BuildOptions::parallel();
+    let tree = match MerkleTree::from_reader_with(reader, args.chunk_size, args.hash, &options) {
         Ok(t) => t,
         Err(MerkleError::EmptyContent) => bail!("{path} is empty: an empty file has no swarm"),
         Err(e) => return Err(e).with_context(|| format!("cannot hash {path}")),
