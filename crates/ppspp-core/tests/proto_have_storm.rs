@@ -10,7 +10,9 @@ use std::time::Duration;
 
 use common::{addr, content, Net};
 use ppspp_core::hash::Hash;
-use ppspp_core::proto::{CloseReason, Endpoint, EndpointConfig, Event, SwarmHandle, SwarmSetup};
+use ppspp_core::proto::{
+    CloseReason, Endpoint, EndpointConfig, Event, ProtocolViolation, SwarmHandle, SwarmSetup,
+};
 use ppspp_core::storage::MemoryStorage;
 use ppspp_core::time::Instant;
 use ppspp_core::wire::{ChannelId, DatagramWriter, HandshakeOptions, Message, SwarmParams};
@@ -131,9 +133,7 @@ fn before_the_size_is_known_announcements_have_an_allowance() {
     assert!(peak <= 2 << 20, "peer state grew to {peak} bytes");
     assert_eq!(
         closed(&net),
-        Some(CloseReason::Protocol(
-            "announced chunks that cannot exist".into()
-        )),
+        Some(CloseReason::Protocol(ProtocolViolation::ImpossibleChunks)),
         "the peer is closed once it has sent too many (sent {sent})"
     );
     assert!(refused(&mut net, h) >= 4096);

@@ -7,7 +7,7 @@ use ppspp_core::time::Instant;
 
 use crate::results::{self, Summary};
 use crate::scenario::{self, ScenarioError};
-use crate::sim::{PeerResult, Simulation};
+use crate::sim::{BuildError, PeerResult, Simulation};
 
 /// Why a run failed.
 #[derive(Debug, thiserror::Error)]
@@ -15,9 +15,10 @@ pub enum RunError {
     /// The scenario is wrong (its own message, not repeated as a source).
     #[error(transparent)]
     Scenario(#[from] ScenarioError),
-    /// The simulation could not be built.
-    #[error("cannot build the simulation: {0}")]
-    Build(String),
+    /// The simulation could not be built (the reason is the source, not
+    /// repeated in the message).
+    #[error("cannot build the simulation")]
+    Build(#[from] BuildError),
     /// The results could not be written (the I/O error is the source,
     /// not repeated in the message).
     #[error("cannot write results")]
@@ -57,7 +58,7 @@ pub fn run_with_threads(
     tick: impl FnMut(Instant),
 ) -> Result<Outcome, RunError> {
     let scenario = scenario::parse(text, file)?;
-    let mut sim = Simulation::with_threads(scenario, seed, threads).map_err(RunError::Build)?;
+    let mut sim = Simulation::with_threads(scenario, seed, threads)?;
     // Wall time is only reported, never fed to the simulation.
     let started = std::time::Instant::now();
     sim.run(tick);
@@ -81,4 +82,21 @@ pub fn run_with_threads(
         peers,
         csv,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::DEFAULT_TEXT;
+
+    #[test]
+    fn a_build_error_is_the_cause_told_once() {
+        let mut s = scenario::parse(DEFAULT_TEXT, "fc.toml").unwrap();
+        s.content.hash = "md5".into();
+        let e = RunError::from(Simulation::new(s, None).err().expect("refused"));
+        assert_eq!(e.to_string(), "cannot build the simulation");
+        let cause = std::error::Error::source(&e).expect("the cause");
+        assert_eq!(cause.to_string(), "unknown hash function md5");
+        assert!(cause.source().is_none());
+    }
 }

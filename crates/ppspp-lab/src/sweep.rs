@@ -6,6 +6,55 @@ use toml::{Table, Value};
 
 use crate::scenario::Override;
 
+/// A `--set key=v1,v2,...` of `lab sweep` that is not one.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum AxisError {
+    /// No `=`.
+    #[error("'{0}' is not key=value1,value2,...")]
+    NotAnAxis(String),
+    /// Nothing before the `=`, or an empty value in the list.
+    #[error("'{0}' has an empty key or value")]
+    Empty(String),
+}
+
+/// Why a key cannot be set in a scenario's text ([`apply`]). The caller
+/// names the override; this says what is wrong with its key.
+#[derive(Debug, thiserror::Error)]
+pub enum SetError {
+    /// The scenario text is not TOML.
+    #[error(transparent)]
+    NotToml(#[from] toml::de::Error),
+    /// The changed table could not be written as TOML.
+    #[error(transparent)]
+    Write(#[from] toml::ser::Error),
+    /// The key is empty.
+    #[error("empty key")]
+    EmptyKey,
+    /// The key ends at an array of tables without naming an element.
+    #[error("name an element")]
+    NoElementNamed,
+    /// The array of tables named has no elements.
+    #[error("'{0}' has no elements")]
+    NoElements(String),
+    /// No element of the array has this name or index.
+    #[error("no element '{element}' in '{array}', {names}")]
+    NoSuchElement {
+        /// The element as named in the key.
+        element: String,
+        /// The array's key.
+        array: String,
+        /// What names its elements (see `element_names`).
+        names: String,
+    },
+    /// The key goes on below an element that is not a table, or stops at
+    /// one.
+    #[error("'{0}' is not a table with keys")]
+    NotATableElement(String),
+    /// The key goes on below a value that is not a table.
+    #[error("'{0}' is not a table")]
+    NotATable(String),
+}
+
 /// One `--set key=v1,v2,...`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Axis {
@@ -17,13 +66,13 @@ pub struct Axis {
 
 impl Axis {
     /// Parses `key=v1,v2,...`.
-    pub fn parse(s: &str) -> Result<Axis, String> {
+    pub fn parse(s: &str) -> Result<Axis, AxisError> {
         let (key, values) = s
             .split_once('=')
-            .ok_or_else(|| format!("'{s}' is not key=value1,value2,..."))?;
+            .ok_or_else(|| AxisError::NotAnAxis(s.into()))?;
         let values: Vec<String> = values.split(',').map(|v| v.trim().to_string()).collect();
         if key.trim().is_empty() || values.iter().any(String::is_empty) {
-            return Err(format!("'{s}' has an empty key or value"));
+            return Err(AxisError::Empty(s.into()));
         }
         Ok(Axis {
             key: key.trim().to_string(),
@@ -65,11 +114,11 @@ fn value_of(v: &str) -> Value {
 /// `name`) to `value` in the scenario `text`, returning the new text. The
 /// error says what is wrong with the key; the caller names the override
 /// (see [`crate::scenario::apply_overrides`], which also checks the result).
-pub fn apply(text: &str, key: &str, value: &str) -> Result<String, String> {
-    let mut root: Table = toml::from_str(text).map_err(|e| e.to_string())?;
+pub fn apply(text: &str, key: &str, value: &str) -> Result<String, SetError> {
+    let mut root: Table = toml::from_str(text)?;
     let parts: Vec<&str> = key.split('.').collect();
     set(&mut root, &parts, value_of(value))?;
-    toml::to_string(&root).map_err(|e| e.to_string())
+    Ok(toml::to_string(&root)?)
 }
 
 /// What names the elements of an array of tables: their `name`s, else
@@ -91,8 +140,8 @@ fn element_names(items: &[Value]) -> String {
 }
 
 /// Sets the value at `path` below `table`, creating tables on the way.
-fn set(table: &mut Table, path: &[&str], value: Value) -> Result<(), String> {
-    let (first, rest) = path.split_first().ok_or("empty key")?;
+fn set(table: &mut Table, path: &[&str], value: Value) -> Result<(), SetError> {
+    let (first, rest) = path.split_first().ok_or(SetError::EmptyKey)?;
     if rest.is_empty() {
         table.insert(first.to_string(), value);
         return Ok(());
@@ -103,7 +152,7 @@ fn set(table: &mut Table, path: &[&str], value: Value) -> Result<(), String> {
     {
         Value::Table(t) => set(t, rest, value),
         Value::Array(items) => {
-            let (sel, rest) = rest.split_first().ok_or("name an element")?;
+            let (sel, rest) = rest.split_first().ok_or(SetError::NoElementNamed)?;
             let at = match sel.parse::<usize>() {
                 Ok(i) => (i < items.len()).then_some(i),
                 Err(_) => items
@@ -112,17 +161,21 @@ fn set(table: &mut Table, path: &[&str], value: Value) -> Result<(), String> {
             };
             let Some(at) = at else {
                 return Err(if items.is_empty() {
-                    format!("'{first}' has no elements")
+                    SetError::NoElements(first.to_string())
                 } else {
-                    format!("no element '{sel}' in '{first}', {}", element_names(items))
+                    SetError::NoSuchElement {
+                        element: sel.to_string(),
+                        array: first.to_string(),
+                        names: element_names(items),
+                    }
                 });
             };
             match &mut items[at] {
                 Value::Table(t) if !rest.is_empty() => set(t, rest, value),
-                _ => Err(format!("'{sel}' is not a table with keys")),
+                _ => Err(SetError::NotATableElement(sel.to_string())),
             }
         }
-        _ => Err(format!("'{first}' is not a table")),
+        _ => Err(SetError::NotATable(first.to_string())),
     }
 }
 
@@ -145,8 +198,22 @@ mod tests {
                 Override::parse("peers.near.count=5").unwrap()
             ]
         );
-        assert!(Axis::parse("nokey").is_err());
-        assert!(Axis::parse("a=1,,2").is_err());
+        assert_eq!(
+            Axis::parse("nokey"),
+            Err(AxisError::NotAnAxis("nokey".into()))
+        );
+        assert_eq!(
+            Axis::parse("nokey").unwrap_err().to_string(),
+            "'nokey' is not key=value1,value2,..."
+        );
+        assert_eq!(
+            Axis::parse("a=1,,2"),
+            Err(AxisError::Empty("a=1,,2".into()))
+        );
+        assert_eq!(
+            Axis::parse("=1").unwrap_err().to_string(),
+            "'=1' has an empty key or value"
+        );
     }
 
     #[test]
@@ -161,6 +228,16 @@ mod tests {
         assert_eq!(far.get_ref().count, 7);
         assert_eq!(s.classes["home-near"].get_ref().up, Bitrate(2_000_000));
         assert_eq!(s.peers[0].get_ref().upload_slots, Some(3));
-        assert!(apply(DEFAULT_TEXT, "peers.mars.count", "1").is_err());
+        let e = apply(DEFAULT_TEXT, "peers.mars.count", "1").unwrap_err();
+        assert!(matches!(e, SetError::NoSuchElement { .. }), "{e:?}");
+        assert!(
+            e.to_string()
+                .starts_with("no element 'mars' in 'peers', whose names are "),
+            "{e}"
+        );
+        let e = apply(DEFAULT_TEXT, "seed.x", "1").unwrap_err();
+        assert_eq!(e.to_string(), "'seed' is not a table");
+        let e = apply(DEFAULT_TEXT, "peers.far", "1").unwrap_err();
+        assert_eq!(e.to_string(), "'far' is not a table with keys");
     }
 }

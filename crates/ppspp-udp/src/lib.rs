@@ -316,7 +316,7 @@ async fn run(
             if now >= deadline || ep.channel_count() == 0 {
                 for h in ep.swarm_handles() {
                     if let Err(e) = ep.wait_checkpoint(h) {
-                        failures.push(e);
+                        failures.push(e.to_string());
                     }
                 }
                 let _ = done.send(failures);
@@ -351,7 +351,7 @@ async fn run(
                         for h in ep.swarm_handles() {
                             ep.close_swarm(h);
                             if let Err(e) = ep.checkpoint(now, h) {
-                                failures.push(e);
+                                failures.push(e.to_string());
                             }
                         }
                         shutdown = Some((done, now + Duration::from_millis(200), failures));

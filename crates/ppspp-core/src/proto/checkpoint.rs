@@ -20,9 +20,21 @@
 //!
 //! [`EndpointConfig::checkpoint_interval`]: super::EndpointConfig::checkpoint_interval
 
+use std::io;
 use std::time::Duration;
 
 use super::EndpointConfig;
+
+/// A checkpoint the storage could not write, or not make durable
+/// ([`Storage::checkpoint`], [`Storage::wait_checkpoint`]). The storage's
+/// error is told in the message, so it is not also the source: a chain of
+/// causes names it once.
+///
+/// [`Storage::checkpoint`]: crate::storage::Storage::checkpoint
+/// [`Storage::wait_checkpoint`]: crate::storage::Storage::wait_checkpoint
+#[derive(Debug, thiserror::Error)]
+#[error("checkpoint failed: {0}")]
+pub struct CheckpointError(pub io::Error);
 
 /// The checkpoint triggers of an endpoint (from its [`EndpointConfig`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +85,13 @@ impl CheckpointPolicy {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_checkpoint_error_names_the_storage_error_once() {
+        let e = CheckpointError(io::Error::other("disk full"));
+        assert_eq!(e.to_string(), "checkpoint failed: disk full");
+        assert!(std::error::Error::source(&e).is_none());
+    }
 
     const MB: u64 = 1 << 20;
 

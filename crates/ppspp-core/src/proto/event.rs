@@ -20,7 +20,7 @@ pub enum CloseReason {
     /// The peer sent data or hashes that failed verification.
     BadData,
     /// The peer broke the protocol (options we cannot accept, …).
-    Protocol(String),
+    Protocol(super::ProtocolViolation),
     /// The address was our own: our handshake came back to us (a PEX
     /// answer, a tracker or the user named us). It is never tried again.
     OwnAddress,

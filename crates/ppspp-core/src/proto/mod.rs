@@ -27,6 +27,7 @@ mod sent;
 mod swarm;
 mod turns;
 mod upload;
+mod violation;
 
 use std::collections::VecDeque;
 use std::fmt;
@@ -34,7 +35,7 @@ use std::net::SocketAddr;
 
 use rand::rngs::Xoshiro256PlusPlus;
 
-pub use checkpoint::CheckpointPolicy;
+pub use checkpoint::{CheckpointError, CheckpointPolicy};
 pub use choke::Choking;
 pub use config::{Compat, EndpointConfig};
 pub use endpoint::{Endpoint, Transmit};
@@ -44,6 +45,7 @@ pub use policy::UnknownPolicy;
 pub use ratelimit::TokenBucket;
 pub use swarm::SwarmSetup;
 pub use turns::{UploadScheduling, MAX_UPLOAD_TURN};
+pub use violation::{IncompatibleOptions, ProtocolViolation};
 
 use crate::chunk::ChunkRange;
 use crate::time::Instant;

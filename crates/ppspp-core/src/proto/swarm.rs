@@ -4,7 +4,7 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use super::checkpoint::CheckpointPolicy;
+use super::checkpoint::{CheckpointError, CheckpointPolicy};
 use super::event::{PeerStats, SwarmStats};
 use super::integrity::Integrity;
 use crate::binmap::Binmap;
@@ -314,7 +314,7 @@ impl Swarm {
         now: Instant,
         policy: &CheckpointPolicy,
         force: bool,
-    ) -> Option<String> {
+    ) -> Option<CheckpointError> {
         let elapsed = now.saturating_since(self.last_checkpoint);
         if !self.checkpoint_dirty
             || (!force
@@ -341,16 +341,13 @@ impl Swarm {
                 urgent: force,
             })
             .err()
-            .map(|e| format!("checkpoint failed: {e}"))
+            .map(CheckpointError)
     }
 
     /// Waits for the storage's checkpoints to be durable; the error of one
     /// that failed.
-    pub fn wait_checkpoint(&mut self) -> Option<String> {
-        self.storage
-            .wait_checkpoint()
-            .err()
-            .map(|e| format!("checkpoint failed: {e}"))
+    pub fn wait_checkpoint(&mut self) -> Option<CheckpointError> {
+        self.storage.wait_checkpoint().err().map(CheckpointError)
     }
 
     /// The per-peer counters, to report.

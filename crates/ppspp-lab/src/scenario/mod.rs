@@ -8,12 +8,12 @@ mod overrides;
 mod spec;
 mod value;
 
-pub use overrides::{apply_overrides, Override};
+pub use overrides::{apply_overrides, Override, OverrideError};
 pub use spec::{
     Arrival, Class, ClassNames, Content, Departure, Flow, FlowKind, LossSpec, NetworkSpec,
     PeerGroup, PlayerSpec, Record, Role, Scenario, Site, SwarmSpec,
 };
-pub use value::{Bitrate, Bytes, Dur, Probability, Queue};
+pub use value::{Bitrate, Bytes, Dur, Probability, Queue, ValueError};
 
 use std::collections::BTreeSet;
 use std::fmt;

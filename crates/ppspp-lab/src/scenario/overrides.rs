@@ -18,15 +18,26 @@ pub struct Override {
     pub value: String,
 }
 
+/// A `--set` argument that is not `KEY=VALUE`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum OverrideError {
+    /// No `=`.
+    #[error("'{0}' is not KEY=VALUE")]
+    NotKeyValue(String),
+    /// Nothing before or after the `=`.
+    #[error("'{0}' has an empty key or value (KEY=VALUE)")]
+    Empty(String),
+}
+
 impl Override {
     /// Parses `KEY=VALUE`.
-    pub fn parse(s: &str) -> Result<Override, String> {
+    pub fn parse(s: &str) -> Result<Override, OverrideError> {
         let (key, value) = s
             .split_once('=')
-            .ok_or_else(|| format!("'{s}' is not KEY=VALUE"))?;
+            .ok_or_else(|| OverrideError::NotKeyValue(s.into()))?;
         let (key, value) = (key.trim(), value.trim());
         if key.is_empty() || value.is_empty() {
-            return Err(format!("'{s}' has an empty key or value (KEY=VALUE)"));
+            return Err(OverrideError::Empty(s.into()));
         }
         Ok(Override {
             key: key.into(),
@@ -71,7 +82,7 @@ pub fn apply_overrides(
             Err(_) if toml::from_str::<toml::Table>(text).is_err() => {
                 return Err(parse(text, file).expect_err("not TOML"));
             }
-            Err(e) => return Err(o.error(e, None)),
+            Err(e) => return Err(o.error(e.to_string(), None)),
         };
     }
     match read(&t, file, false) {
@@ -169,6 +180,18 @@ mod tests {
         assert!(
             e.starts_with(&format!("--set peers.near.count=3 --set {times}: ")),
             "{e}"
+        );
+    }
+
+    #[test]
+    fn a_set_that_is_not_key_value_says_so() {
+        let e = Override::parse("content.size").unwrap_err();
+        assert_eq!(e, OverrideError::NotKeyValue("content.size".into()));
+        assert_eq!(e.to_string(), "'content.size' is not KEY=VALUE");
+        let e = Override::parse(" =4MB").unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "' =4MB' has an empty key or value (KEY=VALUE)"
         );
     }
 

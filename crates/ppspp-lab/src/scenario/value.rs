@@ -6,7 +6,22 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::units::{self, Quantity};
+use crate::units::{self, Quantity, UnitError};
+
+/// A scenario value that could not be read (serde shows its message with
+/// the file's line).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ValueError {
+    /// A quantity with a missing or wrong unit, or out of range.
+    #[error(transparent)]
+    Unit(#[from] UnitError),
+    /// Not a queue limit.
+    #[error("'{0}' is not a queue limit (e.g. \"1s\", \"100ms\", \"64KB\", \"unlimited\")")]
+    NotAQueueLimit(String),
+    /// Not in [0, 1].
+    #[error("{0} is not a probability (0 to 1)")]
+    NotAProbability(f64),
+}
 
 /// What TOML gives for a quantity.
 #[derive(Deserialize)]
@@ -27,7 +42,7 @@ impl Raw {
     }
 
     /// The text, once it is known to carry a unit.
-    fn with_unit(&self, what: Quantity) -> Result<String, String> {
+    fn with_unit(&self, what: Quantity) -> Result<String, UnitError> {
         let t = self.text();
         units::require_unit(&t, what)?;
         Ok(t)
@@ -40,9 +55,9 @@ impl Raw {
 pub struct Bitrate(pub u64);
 
 impl TryFrom<Raw> for Bitrate {
-    type Error = String;
-    fn try_from(r: Raw) -> Result<Self, String> {
-        units::bitrate(&r.with_unit(Quantity::Rate)?).map(Bitrate)
+    type Error = ValueError;
+    fn try_from(r: Raw) -> Result<Self, ValueError> {
+        Ok(Bitrate(units::bitrate(&r.with_unit(Quantity::Rate)?)?))
     }
 }
 
@@ -52,9 +67,9 @@ impl TryFrom<Raw> for Bitrate {
 pub struct Bytes(pub u64);
 
 impl TryFrom<Raw> for Bytes {
-    type Error = String;
-    fn try_from(r: Raw) -> Result<Self, String> {
-        units::size(&r.with_unit(Quantity::Size)?).map(Bytes)
+    type Error = ValueError;
+    fn try_from(r: Raw) -> Result<Self, ValueError> {
+        Ok(Bytes(units::size(&r.with_unit(Quantity::Size)?)?))
     }
 }
 
@@ -64,9 +79,9 @@ impl TryFrom<Raw> for Bytes {
 pub struct Dur(pub Duration);
 
 impl TryFrom<Raw> for Dur {
-    type Error = String;
-    fn try_from(r: Raw) -> Result<Self, String> {
-        units::duration(&r.with_unit(Quantity::Duration)?).map(Dur)
+    type Error = ValueError;
+    fn try_from(r: Raw) -> Result<Self, ValueError> {
+        Ok(Dur(units::duration(&r.with_unit(Quantity::Duration)?)?))
     }
 }
 
@@ -84,8 +99,8 @@ pub enum Queue {
 }
 
 impl TryFrom<Raw> for Queue {
-    type Error = String;
-    fn try_from(r: Raw) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(r: Raw) -> Result<Self, ValueError> {
         let t = r.with_unit(Quantity::Queue)?;
         if t.trim() == "unlimited" {
             return Ok(Queue::Unlimited);
@@ -98,9 +113,9 @@ impl TryFrom<Raw> for Queue {
                 }
             }
         }
-        units::size(&t).map(Queue::Bytes).map_err(|_| {
-            format!("'{t}' is not a queue limit (e.g. \"1s\", \"100ms\", \"64KB\", \"unlimited\")")
-        })
+        units::size(&t)
+            .map(Queue::Bytes)
+            .map_err(|_| ValueError::NotAQueueLimit(t))
     }
 }
 
@@ -110,12 +125,12 @@ impl TryFrom<Raw> for Queue {
 pub struct Probability(pub f64);
 
 impl TryFrom<f64> for Probability {
-    type Error = String;
-    fn try_from(p: f64) -> Result<Self, String> {
+    type Error = ValueError;
+    fn try_from(p: f64) -> Result<Self, ValueError> {
         if (0.0..=1.0).contains(&p) {
             Ok(Probability(p))
         } else {
-            Err(format!("{p} is not a probability (0 to 1)"))
+            Err(ValueError::NotAProbability(p))
         }
     }
 }

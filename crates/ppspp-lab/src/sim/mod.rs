@@ -22,6 +22,8 @@ pub mod tracker;
 
 use std::time::Duration;
 
+use ppspp_core::chunk::ChunkSizeError;
+use ppspp_core::merkle::MerkleError;
 use ppspp_core::play::PlaybackStats;
 use ppspp_core::proto::DropCounts;
 use ppspp_core::time::Instant;
@@ -63,6 +65,24 @@ pub struct RateSample {
     pub flow: String,
     /// Payload (cross traffic) or wire (PPSPP) bytes delivered so far.
     pub bytes: u64,
+}
+
+/// Why a scenario could not be built into a simulation. A scenario that
+/// [`crate::scenario::parse`] accepted has neither of the first two.
+#[derive(Debug, thiserror::Error)]
+pub enum BuildError {
+    /// The content's chunk size is not one the core takes.
+    #[error(transparent)]
+    ChunkSize(#[from] ChunkSizeError),
+    /// The content's hash function has no implementation.
+    #[error("unknown hash function {0}")]
+    UnknownHash(String),
+    /// The content's hash tree could not be built.
+    #[error(transparent)]
+    Content(#[from] MerkleError),
+    /// The threads for the partitions could not be started.
+    #[error(transparent)]
+    Threads(#[from] rayon::ThreadPoolBuildError),
 }
 
 /// A simulation built from a scenario, ready to run.
@@ -120,7 +140,7 @@ pub struct PeerResult {
 impl Simulation {
     /// Builds the network and the peers of `scenario`, with `seed` in
     /// place of the scenario's own if given, to run on one thread.
-    pub fn new(scenario: Scenario, seed: Option<u64>) -> Result<Simulation, String> {
+    pub fn new(scenario: Scenario, seed: Option<u64>) -> Result<Simulation, BuildError> {
         Simulation::with_threads(scenario, seed, 1)
     }
 
@@ -132,13 +152,12 @@ impl Simulation {
         scenario: Scenario,
         seed: Option<u64>,
         threads: usize,
-    ) -> Result<Simulation, String> {
+    ) -> Result<Simulation, BuildError> {
         let seed = seed.unwrap_or(scenario.seed);
-        let cs = ChunkSize::new(scenario.content.chunk_size.0).map_err(|e| e.to_string())?;
+        let cs = ChunkSize::new(scenario.content.chunk_size.0)?;
         let hash = HashFunction::from_name(&scenario.content.hash)
-            .ok_or_else(|| format!("unknown hash function {}", scenario.content.hash))?;
-        let content =
-            SyntheticContent::new(scenario.content.size.0, cs, hash).map_err(|e| e.to_string())?;
+            .ok_or_else(|| BuildError::UnknownHash(scenario.content.hash.clone()))?;
+        let content = SyntheticContent::new(scenario.content.size.0, cs, hash)?;
         let (net, plans) = plan::build(&scenario, seed);
         let notice = scenario.swarm.tracker_notice.0;
         let lookahead = net.lookahead();
@@ -172,10 +191,7 @@ impl Simulation {
             })
             .collect();
         let pool = if parts > 1 {
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(parts)
-                .build()
-                .map_err(|e| e.to_string())?;
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(parts).build()?;
             Some(pool)
         } else {
             None

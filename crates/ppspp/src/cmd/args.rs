@@ -2,6 +2,7 @@
 //! clap with a usage error before anything runs.
 
 use ppspp_core::{ChunkSize, HashFunction};
+use ppspp_lab::units::UnitError;
 
 /// Parse a chunk size in bytes: a plain number, or with a `k`/`KiB` suffix.
 pub fn chunk_size(s: &str) -> Result<ChunkSize, String> {
@@ -31,13 +32,13 @@ pub fn hash_function(s: &str) -> Result<HashFunction, String> {
 
 /// Parse a rate into bytes per second: `2MB/s`, `500KiB/s`, `8Mbit/s`,
 /// `1Gbps`, or a plain number of bytes per second (the lab's units).
-pub fn rate(s: &str) -> Result<u64, String> {
+pub fn rate(s: &str) -> Result<u64, UnitError> {
     ppspp_lab::units::rate(s)
 }
 
 /// Parse a size in bytes: `4MB`, `1MiB`, or a plain number of bytes (the
 /// lab's units).
-pub fn size(s: &str) -> Result<u64, String> {
+pub fn size(s: &str) -> Result<u64, UnitError> {
     ppspp_lab::units::size(s)
 }
 

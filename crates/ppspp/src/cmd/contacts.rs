@@ -12,7 +12,7 @@ use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use ppspp_core::proto::address::AddressRefusal;
-use ppspp_core::proto::{CloseReason, Event};
+use ppspp_core::proto::{CloseReason, Event, ProtocolViolation};
 
 use super::progress::human_duration;
 
@@ -37,7 +37,7 @@ enum Fate {
     /// no room, or cannot use our options.
     Refused,
     /// The peer answered with options we cannot accept.
-    Incompatible(String),
+    Incompatible(ProtocolViolation),
     /// The address is this node's own (our handshake came back to us).
     Own,
     /// The address cannot be a peer (broadcast, multicast, …).

@@ -11,6 +11,7 @@ use super::Channel;
 use crate::chunk::ChunkRange;
 use crate::proto::event::CloseReason;
 use crate::proto::swarm::Swarm;
+use crate::proto::ProtocolViolation;
 
 /// Heap a peer's chunk set may take while the content size is unknown. An
 /// honest peer's announcements before the first chunk arrives (which
@@ -37,7 +38,7 @@ impl Channel {
         swarm.peer_stats(self.peer).haves_refused += 1;
         if self.stats.haves_refused >= MAX_HAVES_REFUSED {
             self.close(
-                CloseReason::Protocol("announced chunks that cannot exist".into()),
+                CloseReason::Protocol(ProtocolViolation::ImpossibleChunks),
                 true,
             );
         }

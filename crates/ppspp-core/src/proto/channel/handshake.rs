@@ -2,6 +2,7 @@
 
 use crate::chunk::ChunkSize;
 use crate::hash::HashFunction;
+use crate::proto::IncompatibleOptions;
 use crate::wire::{
     ChunkAddressing, ChunkSizeOption, ContentIntegrity, HandshakeOptions, MessageType,
     SupportedMessages, PPSPP_VERSION,
@@ -59,36 +60,32 @@ pub(crate) fn check_options(
     opts: &HandshakeOptions<'_>,
     hash_function: HashFunction,
     chunk_size: ChunkSize,
-) -> Result<Offer, String> {
+) -> Result<Offer, IncompatibleOptions> {
     // Min/max versioning (RFC 6709 §4.1, RFC 7574 §7.2–7.3).
-    let max = opts.version.ok_or("no version option")?;
+    let max = opts.version.ok_or(IncompatibleOptions::NoVersion)?;
     let min = opts.min_version.unwrap_or(max);
     if !(min..=max).contains(&PPSPP_VERSION) {
-        return Err(format!(
-            "versions {min}..={max} do not include {PPSPP_VERSION}"
-        ));
+        return Err(IncompatibleOptions::Versions { min, max });
     }
     match opts.integrity {
         None | Some(ContentIntegrity::MerkleTree) => {}
-        Some(other) => {
-            return Err(format!(
-                "integrity method {other:?} is not for static content"
-            ))
-        }
+        Some(other) => return Err(IncompatibleOptions::Integrity(other)),
     }
     let hf = opts.hash_function.unwrap_or_default();
     if hf != hash_function {
-        return Err(format!(
-            "hash function {hf} where the swarm uses {hash_function}"
-        ));
+        return Err(IncompatibleOptions::HashFunction {
+            theirs: hf,
+            ours: hash_function,
+        });
     }
     match opts.chunk_size {
         None => {}
         Some(ChunkSizeOption::Fixed(n)) if n == chunk_size.bytes() => {}
         Some(other) => {
-            return Err(format!(
-                "chunk size {other:?} where the swarm uses {chunk_size}"
-            ))
+            return Err(IncompatibleOptions::ChunkSize {
+                theirs: other,
+                ours: chunk_size,
+            })
         }
     }
     Ok(Offer {
@@ -136,27 +133,51 @@ mod tests {
                 .unwrap()
                 .extended
         );
-        assert!(check_options(&ours, HashFunction::Sha256, cs)
-            .unwrap_err()
-            .contains("hash function"));
-        assert!(
-            check_options(&ours, HashFunction::Sha1, ChunkSize::new(8192).unwrap())
-                .unwrap_err()
-                .contains("chunk size")
+        let e = check_options(&ours, HashFunction::Sha256, cs).unwrap_err();
+        assert_eq!(
+            e,
+            IncompatibleOptions::HashFunction {
+                theirs: HashFunction::Sha1,
+                ours: HashFunction::Sha256
+            }
         );
+        assert!(e.to_string().contains("hash function"));
+        let big = ChunkSize::new(8192).unwrap();
+        let e = check_options(&ours, HashFunction::Sha1, big).unwrap_err();
+        assert_eq!(
+            e,
+            IncompatibleOptions::ChunkSize {
+                theirs: ChunkSizeOption::Fixed(1024),
+                ours: big
+            }
+        );
+        assert!(e.to_string().contains("chunk size"));
         let future = HandshakeOptions {
             version: Some(3),
             min_version: Some(2),
             ..ours
         };
-        assert!(check_options(&future, HashFunction::Sha1, cs)
-            .unwrap_err()
-            .contains("versions"));
+        let e = check_options(&future, HashFunction::Sha1, cs).unwrap_err();
+        assert_eq!(e, IncompatibleOptions::Versions { min: 2, max: 3 });
+        assert_eq!(e.to_string(), "versions 2..=3 do not include 1");
         let live = HandshakeOptions {
             integrity: Some(ContentIntegrity::UnifiedMerkleTree),
             ..ours
         };
-        assert!(check_options(&live, HashFunction::Sha1, cs).is_err());
+        assert_eq!(
+            check_options(&live, HashFunction::Sha1, cs),
+            Err(IncompatibleOptions::Integrity(
+                ContentIntegrity::UnifiedMerkleTree
+            ))
+        );
+        let silent = HandshakeOptions {
+            version: None,
+            ..ours
+        };
+        assert_eq!(
+            check_options(&silent, HashFunction::Sha1, cs),
+            Err(IncompatibleOptions::NoVersion)
+        );
         let supported = ours.supported_messages.unwrap();
         assert!(supported.supports(MessageType::Request));
         assert!(!supported.supports(MessageType::SignedIntegrity));

@@ -166,7 +166,7 @@ impl Channel {
             }
             Err(why) => {
                 self.remote = source;
-                self.close(CloseReason::Protocol(why), true);
+                self.close(CloseReason::Protocol(why.into()), true);
             }
         }
     }

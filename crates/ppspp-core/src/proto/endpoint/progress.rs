@@ -2,7 +2,7 @@
 //! completion) and pacing its checkpoints (`proto/checkpoint.rs`).
 
 use super::Endpoint;
-use crate::proto::checkpoint::CheckpointPolicy;
+use crate::proto::checkpoint::{CheckpointError, CheckpointPolicy};
 use crate::proto::event::Event;
 use crate::proto::swarm::Swarm;
 use crate::proto::SwarmHandle;
@@ -34,7 +34,7 @@ impl Endpoint {
             if let Some(e) = swarm.maybe_checkpoint(now, &policy, true) {
                 self.events.push_back(Event::StorageError {
                     swarm: handle,
-                    error: e,
+                    error: e.to_string(),
                 });
             }
             self.events.push_back(Event::Complete { swarm: handle });
@@ -42,14 +42,14 @@ impl Endpoint {
             if let Some(e) = swarm.maybe_checkpoint(now, &policy, false) {
                 self.events.push_back(Event::StorageError {
                     swarm: handle,
-                    error: e,
+                    error: e.to_string(),
                 });
             }
         }
     }
 
     /// Writes a checkpoint of `swarm` now if it changed.
-    pub fn checkpoint(&mut self, now: Instant, swarm: SwarmHandle) -> Result<(), String> {
+    pub fn checkpoint(&mut self, now: Instant, swarm: SwarmHandle) -> Result<(), CheckpointError> {
         let policy = CheckpointPolicy::of(&self.config);
         match self
             .swarm_mut(swarm)
@@ -66,7 +66,7 @@ impl Endpoint {
     /// A driver calls it when the swarm stops, after
     /// [`Endpoint::checkpoint`], so that a last checkpoint written in the
     /// background cannot fail unseen. It blocks on the storage.
-    pub fn wait_checkpoint(&mut self, swarm: SwarmHandle) -> Result<(), String> {
+    pub fn wait_checkpoint(&mut self, swarm: SwarmHandle) -> Result<(), CheckpointError> {
         match self.swarm_mut(swarm).and_then(Swarm::wait_checkpoint) {
             Some(e) => Err(e),
             None => Ok(()),
@@ -81,7 +81,7 @@ impl Endpoint {
             if let Some(e) = s.maybe_checkpoint(now, &policy, false) {
                 self.events.push_back(Event::StorageError {
                     swarm: handle,
-                    error: e,
+                    error: e.to_string(),
                 });
             }
         }
