@@ -12,7 +12,9 @@ trap 'rm -rf "$OUT"' EXIT
 fail=0
 check() { # name expected scenario [--set ...]
   local name="$1" want="$2" scen="$3"; shift 3
-  "$BIN" lab run "scenarios/$scen" --seed 1 --out "$OUT/$name" --force "$@" >/dev/null
+  # A cut-short run (the scale run's 60 s) ends with "none completed" and
+  # a non-zero exit after writing its results: the hash is still there.
+  "$BIN" lab run "scenarios/$scen" --seed 1 --out "$OUT/$name" --force "$@" >/dev/null 2>&1 || true
   local got
   got="$(python3 -c "import json,sys;print(json.load(open(sys.argv[1]))['trace_hash'])" "$OUT/$name/summary.json")"
   if [ "$got" = "$want" ]; then r=same; else r=DIFFERENT; fail=1; fi
