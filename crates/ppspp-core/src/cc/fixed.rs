@@ -6,7 +6,7 @@
 
 use std::time::Duration;
 
-use super::{AckSample, CongestionController};
+use super::{AckSample, CongestionController, CongestionFactory};
 use crate::time::Instant;
 
 /// A controller whose window never changes.
@@ -16,8 +16,9 @@ pub struct FixedWindow {
 }
 
 impl FixedWindow {
-    /// The window [`by_name`](super::by_name) gives "fixed", in MSS: 64
-    /// datagrams (≈ 70 KB of 1100-byte DATA) fill 10 Mbit/s × 56 ms.
+    /// The window "fixed" has by default ([`FixedWindowConfig::default`]),
+    /// in MSS: 64 datagrams (≈ 70 KB of 1100-byte DATA) fill 10 Mbit/s ×
+    /// 56 ms.
     pub const DEFAULT_SEGMENTS: u64 = 64;
 
     /// A controller allowing `window` bytes in flight (at least 1).
@@ -25,6 +26,32 @@ impl FixedWindow {
         FixedWindow {
             window: window.max(1),
         }
+    }
+}
+
+/// Builds [`FixedWindow`]s sized in datagrams, whatever their size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FixedWindowConfig {
+    /// The window in MSS.
+    pub segments: u64,
+}
+
+impl Default for FixedWindowConfig {
+    /// [`FixedWindow::DEFAULT_SEGMENTS`].
+    fn default() -> Self {
+        FixedWindowConfig {
+            segments: FixedWindow::DEFAULT_SEGMENTS,
+        }
+    }
+}
+
+impl CongestionFactory for FixedWindowConfig {
+    fn name(&self) -> &'static str {
+        "fixed"
+    }
+
+    fn build(&self, mss: u64) -> Box<dyn CongestionController> {
+        Box::new(FixedWindow::new(mss.saturating_mul(self.segments)))
     }
 }
 

@@ -51,7 +51,7 @@ use std::time::Duration;
 
 use super::delay::DelayEstimator;
 use super::rtt::RttEstimator;
-use super::{AckSample, CongestionController};
+use super::{AckSample, CongestionController, CongestionFactory};
 use crate::time::{duration_micros, Instant};
 
 /// LEDBAT's parameters (RFC 6817 §2.5; defaults are the RFC's).
@@ -153,6 +153,16 @@ impl FlightPeak {
             }
         }
         self.current.max(self.previous)
+    }
+}
+
+impl CongestionFactory for LedbatConfig {
+    fn name(&self) -> &'static str {
+        "ledbat"
+    }
+
+    fn build(&self, mss: u64) -> Box<dyn CongestionController> {
+        Box::new(Ledbat::new(mss, *self))
     }
 }
 

@@ -8,8 +8,10 @@
 //! signal: the one-way delay of DATA, which the receiver measures and returns
 //! in ACKs (RFC 7574 §8.7), plus round-trip samples and losses.
 //!
-//! One algorithm per file; [`by_name`] builds one from the name used on the
-//! command line and in scenario files.
+//! One algorithm per file, each with a [`CongestionFactory`] for its
+//! settings; a [`CongestionControl`] (parsed from the name used on the
+//! command line and in scenario files) is what an endpoint is configured
+//! with ([`factory`]).
 //! - [`ledbat`]: LEDBAT (RFC 6817), the default;
 //! - [`fixed`]: a constant window, for tests and baselines;
 //! - [`delay`]: base and current one-way delay, for delay-based controllers;
@@ -22,29 +24,15 @@ use std::time::Duration;
 use crate::time::Instant;
 
 pub mod delay;
+pub mod factory;
 pub mod fixed;
 pub mod ledbat;
 pub mod rtt;
 
-pub use fixed::FixedWindow;
+pub use factory::{CongestionControl, CongestionFactory, UnknownCongestionControl, NAMES};
+pub use fixed::{FixedWindow, FixedWindowConfig};
 pub use ledbat::{Ledbat, LedbatConfig};
 pub use rtt::{RttConfig, RttEstimator};
-
-/// The names [`by_name`] knows, the default first.
-pub const NAMES: &[&str] = &["ledbat", "fixed"];
-
-/// Builds the controller called `name` (as in [`NAMES`]) with its default
-/// settings, for datagrams of `mss` bytes; `None` for an unknown name.
-/// "fixed" is a window of [`FixedWindow::DEFAULT_SEGMENTS`] datagrams.
-pub fn by_name(name: &str, mss: u64) -> Option<Box<dyn CongestionController>> {
-    match name {
-        "ledbat" => Some(Box::new(Ledbat::new(mss, LedbatConfig::default()))),
-        "fixed" => Some(Box::new(FixedWindow::new(
-            mss.saturating_mul(FixedWindow::DEFAULT_SEGMENTS),
-        ))),
-        _ => None,
-    }
-}
 
 /// What an acknowledgement tells a controller.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,22 +73,4 @@ pub trait CongestionController: fmt::Debug + Send {
     /// The rate to pace sending at, in bytes per second, given the smoothed
     /// round-trip time; `None` to send as fast as the window allows.
     fn pacing_rate(&self, srtt: Duration) -> Option<u64>;
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_name_builds_its_controller() {
-        for &name in NAMES {
-            let cc = by_name(name, 1100).expect(name);
-            assert_eq!(cc.name(), name);
-            assert!(cc.window() >= 1100);
-        }
-        assert_eq!(by_name("ledbat", 1100).unwrap().window(), 2200);
-        assert_eq!(by_name("fixed", 1000).unwrap().window(), 64_000);
-        assert!(by_name("LEDBAT++", 1100).is_none());
-        assert!(by_name("", 1100).is_none());
-    }
 }

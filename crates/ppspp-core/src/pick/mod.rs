@@ -3,8 +3,9 @@
 //! A picker chooses which chunks to REQUEST from a peer (RFC 7574 §3.7).
 //! The swarm owns the bookkeeping — what we have, what is requested from
 //! whom, how many connected peers have each chunk — and hands the picker a
-//! read-only [`PickView`] of it. One policy per file; [`by_name`] builds one
-//! from the name used on the command line and in scenario files.
+//! read-only [`PickView`] of it. One policy per file; a [`PickerKind`]
+//! (parsed from the name used on the command line and in scenario files)
+//! builds one, and [`by_name`] does both.
 
 use std::fmt;
 use std::time::Duration;
@@ -22,6 +23,7 @@ mod block_minima;
 mod candidates;
 pub mod dry;
 pub mod fast_peers;
+pub mod kind;
 pub mod linear;
 pub mod rarest;
 pub mod sequential;
@@ -32,13 +34,14 @@ mod test_sets;
 mod window;
 
 pub use dry::{DryBlocks, DryView};
+pub use kind::{PickerKind, UnknownPicker};
 pub use linear::Linear;
 pub use rarest::RarestFirst;
 pub use sequential::Sequential;
 pub use std_vod::StdVod;
 pub use swift_vod::SwiftVod;
 
-/// The names [`by_name`] accepts, one per policy.
+/// The names [`by_name`] accepts, one per policy ([`PickerKind::ALL`]).
 pub const NAMES: &[&str] = &[
     "sequential",
     "rarest-first",
@@ -48,29 +51,25 @@ pub const NAMES: &[&str] = &[
 ];
 
 /// The picker called `name` (one of [`NAMES`]) with its default settings,
-/// its windows sized for [`MediaRate::default`]; `None` for an unknown
-/// name.
-pub fn by_name(name: &str) -> Option<Box<dyn Picker>> {
+/// its windows sized for [`MediaRate::default`].
+pub fn by_name(name: &str) -> Result<Box<dyn Picker>, UnknownPicker> {
     by_name_for(name, MediaRate::default())
 }
 
 /// The picker called `name`, streaming pickers sizing their default
 /// windows ([`VodWindows::default`]) for content played at `rate`.
-pub fn by_name_for(name: &str, rate: MediaRate) -> Option<Box<dyn Picker>> {
+pub fn by_name_for(name: &str, rate: MediaRate) -> Result<Box<dyn Picker>, UnknownPicker> {
     by_name_with(name, rate, VodWindows::default())
 }
 
 /// The picker called `name`, streaming pickers using `windows` of content
 /// played at `rate`.
-pub fn by_name_with(name: &str, rate: MediaRate, windows: VodWindows) -> Option<Box<dyn Picker>> {
-    match name {
-        "sequential" => Some(Box::new(Sequential::new())),
-        "rarest-first" => Some(Box::new(RarestFirst::new())),
-        "linear" => Some(Box::new(Linear::new())),
-        "std-vod" => Some(Box::new(StdVod::sized(rate, windows))),
-        "swift-vod" => Some(Box::new(SwiftVod::sized(rate, windows))),
-        _ => None,
-    }
+pub fn by_name_with(
+    name: &str,
+    rate: MediaRate,
+    windows: VodWindows,
+) -> Result<Box<dyn Picker>, UnknownPicker> {
+    Ok(name.parse::<PickerKind>()?.build(rate, windows))
 }
 
 /// The media time of the VoD pickers' high and mid priority sets (seed
@@ -223,7 +222,9 @@ mod tests {
             let picker = by_name(name).expect("listed names build");
             assert_eq!(picker.name(), name);
         }
-        assert!(by_name("random").is_none());
-        assert!(by_name("").is_none());
+        for name in ["random", ""] {
+            let e = by_name(name).unwrap_err();
+            assert_eq!(e, UnknownPicker { name: name.into() });
+        }
     }
 }

@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use super::choke::Choking;
 use super::turns::UploadScheduling;
+use crate::cc::CongestionControl;
 
 /// How we handshake with peers whose implementation we do not know.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -167,11 +168,11 @@ pub struct EndpointConfig {
     /// a lost hash datagram only costs its chunks a re-request. Off in
     /// libswift mode, whose handling of it is untested.
     pub integrity_ahead: bool,
-    /// Name of the congestion controller for DATA we send (see `cc::by_name`).
-    pub congestion: String,
-    /// Name of the controller bounding the bytes we have requested from one
-    /// peer and not yet received (receiver-driven, RFC 9840 style).
-    pub request_congestion: String,
+    /// The congestion controller for DATA we send, one per channel.
+    pub congestion: CongestionControl,
+    /// The controller bounding the bytes we have requested from one peer
+    /// and not yet received (receiver-driven, RFC 9840 style).
+    pub request_congestion: CongestionControl,
 }
 
 impl Default for EndpointConfig {
@@ -205,8 +206,8 @@ impl Default for EndpointConfig {
             pex_auto_connect: true,
             pex_connect_limit: 32,
             integrity_ahead: true,
-            congestion: "ledbat".to_string(),
-            request_congestion: "ledbat".to_string(),
+            congestion: CongestionControl::default(),
+            request_congestion: CongestionControl::default(),
         }
     }
 }

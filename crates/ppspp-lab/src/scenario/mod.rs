@@ -224,23 +224,9 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
                 &format!("classes: {known:?}"),
             ));
         }
-        if ppspp_core::pick::by_name(&g.algorithm).is_none() {
-            return Err(err(
-                span,
-                format!("unknown algorithm '{}'", g.algorithm),
-                &format!("one of {:?}", ppspp_core::pick::NAMES),
-            ));
-        }
         let policies = [g.upload_scheduling().err(), g.choking().err()];
         if let Some(message) = policies.into_iter().flatten().next() {
             return Err(err(span, message, "see the README's scenario reference"));
-        }
-        if ppspp_core::cc::by_name(&g.congestion, 1500).is_none() {
-            return Err(err(
-                span,
-                format!("unknown congestion controller '{}'", g.congestion),
-                &format!("one of {:?}", ppspp_core::cc::NAMES),
-            ));
         }
         if let Some(player) = &g.player {
             if g.role != Role::Leecher {

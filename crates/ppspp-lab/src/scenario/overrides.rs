@@ -155,6 +155,21 @@ mod tests {
     }
 
     #[test]
+    fn an_unknown_policy_names_the_override_and_the_known_names() {
+        let e = err(&["peers.near.congestion=cubic"]);
+        assert_eq!(
+            e,
+            "--set peers.near.congestion=cubic: unknown congestion controller 'cubic' \
+             (known: ledbat, fixed)"
+        );
+        let e = err(&["peers.near.algorithm=random"]);
+        assert!(
+            e.starts_with("--set peers.near.algorithm=random: unknown algorithm 'random' (known: "),
+            "{e}"
+        );
+    }
+
+    #[test]
     fn an_unknown_group_lists_the_groups() {
         let e = err(&["peers.home.count=200"]);
         assert!(e.starts_with("--set peers.home.count=200: "), "{e}");

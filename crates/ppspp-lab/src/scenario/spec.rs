@@ -3,11 +3,13 @@
 
 use std::collections::BTreeMap;
 
+use ppspp_core::cc::CongestionControl;
+use ppspp_core::pick::PickerKind;
 use ppspp_core::proto::{Choking, UploadScheduling};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::value::{Bitrate, Bytes, Dur, Probability, Queue};
+use super::value::{by_name, Bitrate, Bytes, Dur, Probability, Queue};
 
 fn default_seed() -> u64 {
     1
@@ -27,11 +29,8 @@ fn default_queue() -> Queue {
 fn one() -> u32 {
     1
 }
-fn default_algorithm() -> String {
-    "rarest-first".into()
-}
-fn default_congestion() -> String {
-    "ledbat".into()
+fn default_algorithm() -> PickerKind {
+    PickerKind::RarestFirst
 }
 fn default_tracker_peers() -> usize {
     5
@@ -370,9 +369,10 @@ pub struct PeerGroup {
     /// Departures (default: stay).
     #[serde(default)]
     pub departure: Option<Departure>,
-    /// Piece picker by name.
-    #[serde(default = "default_algorithm")]
-    pub algorithm: String,
+    /// Piece picker by name (an unknown name is refused when the file is
+    /// read, with the known ones).
+    #[serde(default = "default_algorithm", deserialize_with = "by_name")]
+    pub algorithm: PickerKind,
     /// std-vod's and swift-vod's high-priority set, in media time
     /// (default 10 s, seed paper 000 §IV-B).
     #[serde(default)]
@@ -380,9 +380,10 @@ pub struct PeerGroup {
     /// Their mid-priority set, in media time (default 40 s).
     #[serde(default)]
     pub mid_window: Option<Dur>,
-    /// Congestion controller of DATA sent, by name.
-    #[serde(default = "default_congestion")]
-    pub congestion: String,
+    /// Congestion controller of DATA sent, by name (default LEDBAT; an
+    /// unknown name is refused when the file is read, with the known ones).
+    #[serde(default, deserialize_with = "by_name")]
+    pub congestion: CongestionControl,
     /// Application upload rate limit.
     #[serde(default)]
     pub upload_limit: Option<Bitrate>,

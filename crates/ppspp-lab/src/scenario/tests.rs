@@ -66,6 +66,67 @@ fn references_must_exist() {
 }
 
 #[test]
+fn an_unknown_policy_is_refused_at_its_line_with_the_known_names() {
+    let text = DEFAULT_TEXT.replace(
+        "role = \"leecher\"\n",
+        "role = \"leecher\"\nalgorithm = \"psychic\"\n",
+    );
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("algorithm = "))
+        .unwrap()
+        + 1;
+    let e = err_of(&text);
+    assert_eq!(e.line, Some(line), "{e}");
+    assert_eq!(
+        e.message,
+        "algorithm = \"psychic\": unknown algorithm 'psychic' \
+         (known: sequential, rarest-first, linear, std-vod, swift-vod)"
+    );
+    let text = DEFAULT_TEXT.replace(
+        "role = \"leecher\"\n",
+        "role = \"leecher\"\ncongestion = \"cubic\"\n",
+    );
+    let line = text
+        .lines()
+        .position(|l| l.starts_with("congestion = "))
+        .unwrap()
+        + 1;
+    let e = err_of(&text);
+    assert_eq!(e.line, Some(line), "{e}");
+    assert_eq!(
+        e.message,
+        "congestion = \"cubic\": unknown congestion controller 'cubic' (known: ledbat, fixed)"
+    );
+}
+
+#[test]
+fn policies_are_read_by_name() {
+    let s = parse(DEFAULT_TEXT, "<built-in>").unwrap();
+    for g in &s.peers {
+        // The defaults.
+        assert_eq!(
+            g.get_ref().algorithm,
+            ppspp_core::pick::PickerKind::RarestFirst
+        );
+        assert_eq!(g.get_ref().congestion.name(), "ledbat");
+    }
+    let text = DEFAULT_TEXT.replace(
+        "role = \"leecher\"\n",
+        "role = \"leecher\"\nalgorithm = \"swift-vod\"\ncongestion = \"fixed\"\n",
+    );
+    let s = parse(&text, "t.toml").unwrap();
+    let leecher = s
+        .peers
+        .iter()
+        .map(|g| g.get_ref())
+        .find(|g| g.role == Role::Leecher)
+        .unwrap();
+    assert_eq!(leecher.algorithm, ppspp_core::pick::PickerKind::SwiftVod);
+    assert_eq!(leecher.congestion.name(), "fixed");
+}
+
+#[test]
 fn a_tracker_notice_of_zero_is_refused() {
     let text = DEFAULT_TEXT.replace(
         "tracker_peers = 5",

@@ -2,9 +2,11 @@
 //! error that says what was expected. A value without a unit (`"5"`, or a
 //! bare TOML number) is refused: see [`units::require_unit`].
 
+use std::fmt::Display;
+use std::str::FromStr;
 use std::time::Duration;
 
-use serde::{Deserialize, Serialize};
+use serde::{Deserialize, Deserializer, Serialize};
 
 use crate::units::{self, Quantity, UnitError};
 
@@ -21,6 +23,19 @@ pub enum ValueError {
     /// Not in [0, 1].
     #[error("{0} is not a probability (0 to 1)")]
     NotAProbability(f64),
+}
+
+/// Reads a policy by its name (a picker, a congestion controller): the
+/// error of an unknown name, which lists the known ones, becomes the
+/// file's error at that value.
+pub(super) fn by_name<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: FromStr,
+    T::Err: Display,
+{
+    let name = String::deserialize(d)?;
+    name.parse().map_err(serde::de::Error::custom)
 }
 
 /// What TOML gives for a quantity.

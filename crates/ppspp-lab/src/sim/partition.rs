@@ -443,8 +443,7 @@ impl Partition {
             high: spec.high_window.map_or(defaults.high, |d| d.0),
             mid: spec.mid_window.map_or(defaults.mid, |d| d.0),
         };
-        let picker = pick::by_name_with(&spec.algorithm, rate, windows)
-            .unwrap_or_else(|| Box::new(pick::Sequential::new()));
+        let picker = spec.algorithm.build(rate, windows);
         let storage = Box::new(shared.content.storage());
         let viewer = player.map(|p| {
             let config = PlayerConfig {
@@ -647,5 +646,20 @@ mod tests {
             endpoint_config(&scenario, 1).wall_clock_offset,
             LAB_EPOCH_MICROS + 3_000_000
         );
+    }
+
+    #[test]
+    fn a_group_congestion_controller_reaches_its_endpoints() {
+        let text = include_str!("../../tests/small_swarm.toml").replace(
+            "role = \"leecher\"",
+            "role = \"leecher\"\ncongestion = \"fixed\"",
+        );
+        let scenario = crate::scenario::parse(&text, "t.toml").unwrap();
+        let seeder = endpoint_config(&scenario, 0);
+        assert_eq!(seeder.congestion.name(), "ledbat");
+        let leecher = endpoint_config(&scenario, 1);
+        assert_eq!(leecher.congestion.name(), "fixed");
+        // Requests stay under LEDBAT: the scenario chooses the sender's.
+        assert_eq!(leecher.request_congestion.name(), "ledbat");
     }
 }

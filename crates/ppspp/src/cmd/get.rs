@@ -6,7 +6,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::Args;
-use ppspp_core::pick;
+use ppspp_core::cc::CongestionControl;
+use ppspp_core::pick::{MediaRate, PickerKind, VodWindows};
 use ppspp_core::proto::{Event, SwarmHandle, SwarmSetup};
 use ppspp_store::SwarmMeta;
 use ppspp_udp::{NodeHandle, Report};
@@ -78,9 +79,15 @@ pub struct GetArgs {
     /// ...but at most this much, e.g. 32MiB (a kill loses up to a step).
     #[arg(long, value_parser = args::size)]
     pub checkpoint_max: Option<u64>,
-    /// Download scheduling: rarest-first or sequential.
+    /// Download scheduling: rarest-first or sequential (also linear,
+    /// std-vod, swift-vod).
     #[arg(long, default_value = "rarest-first")]
-    pub algorithm: String,
+    pub algorithm: PickerKind,
+    /// Congestion control of the DATA this node sends: ledbat (RFC 6817,
+    /// yields to other traffic) or fixed (a constant window, for
+    /// comparisons).
+    #[arg(long, default_value = "ledbat")]
+    pub congestion: CongestionControl,
 }
 
 /// How a download ended.
@@ -115,13 +122,9 @@ struct Start {
 pub fn run(args: &GetArgs) -> Result<()> {
     let url = SwarmUrl::parse(&args.target).map_err(|e| anyhow!(e))?;
     let peers = peers_of(&url, &args.peers)?;
-    let picker = pick::by_name(&args.algorithm).ok_or_else(|| {
-        anyhow!(
-            "unknown algorithm '{}' (known: {})",
-            args.algorithm,
-            pick::NAMES.join(", ")
-        )
-    })?;
+    let picker = args
+        .algorithm
+        .build(MediaRate::default(), VodWindows::default());
     let mut meta = SwarmMeta::new(url.hash, url.root, url.chunk_size);
     if let Some(cl) = url.content_len {
         meta = meta.with_content_len(cl);
@@ -226,6 +229,7 @@ async fn download(
         config.endpoint.checkpoint_max_bytes = m;
     }
     args.uploads.apply(&mut config.endpoint);
+    config.endpoint.congestion = args.congestion.clone();
     set_connect_timeout(&mut config.endpoint, args.connect_timeout);
     let (node, mut events, task) = ppspp_udp::start(config)
         .await

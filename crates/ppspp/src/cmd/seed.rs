@@ -7,8 +7,9 @@ use std::sync::Arc;
 
 use anyhow::{bail, Context, Result};
 use clap::Args;
+use ppspp_core::cc::CongestionControl;
 use ppspp_core::merkle::{BuildOptions, MerkleError, MerkleTree};
-use ppspp_core::pick;
+use ppspp_core::pick::{MediaRate, PickerKind, VodWindows};
 use ppspp_core::proto::SwarmSetup;
 use ppspp_core::{ChunkSize, HashFunction};
 use ppspp_store::FileStorage;
@@ -36,6 +37,11 @@ pub struct SeedArgs {
     pub upload_limit: Option<u64>,
     #[command(flatten)]
     pub uploads: crate::cmd::uploads::UploadPolicy,
+    /// Congestion control of the DATA this node sends: ledbat (RFC 6817,
+    /// yields to other traffic) or fixed (a constant window, for
+    /// comparisons).
+    #[arg(long, default_value = "ledbat")]
+    pub congestion: CongestionControl,
     /// Address to put in the printed URL (default: the listen address, or
     /// this machine's address when listening on all interfaces).
     #[arg(long)]
@@ -78,6 +84,7 @@ pub fn run(args: &SeedArgs) -> Result<()> {
     rt.block_on(async {
         let mut config = node_config(args.listen, args.upload_limit, None);
         args.uploads.apply(&mut config.endpoint);
+        config.endpoint.congestion = args.congestion.clone();
         let (node, mut events, task) = ppspp_udp::start(config)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
@@ -85,7 +92,7 @@ pub fn run(args: &SeedArgs) -> Result<()> {
         let setup = SwarmSetup::seed(
             tree.clone(),
             Box::new(storage),
-            pick::by_name("rarest-first").expect("picker"),
+            PickerKind::RarestFirst.build(MediaRate::default(), VodWindows::default()),
         );
         let swarm = node.add_swarm(setup).await?;
         let url = SwarmUrl {

@@ -195,10 +195,7 @@ impl Channel {
         } = o;
         let now = ctx.now;
         let mss = mss(chunk_size);
-        let make = |name: &str| {
-            cc::by_name(name, mss)
-                .unwrap_or_else(|| cc::by_name("ledbat", mss).expect("ledbat exists"))
-        };
+        let make = |c: &cc::CongestionControl| c.build(mss);
         Channel {
             local,
             remote: ChannelId::ZERO,

@@ -18,7 +18,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
-use ppspp_core::pick::{self, MediaRate, VodWindows};
+use ppspp_core::cc::CongestionControl;
+use ppspp_core::pick::{MediaRate, PickerKind, VodWindows};
 use ppspp_core::play::{Bitrate, PlayerConfig};
 use ppspp_core::proto::{Event, SwarmSetup};
 use ppspp_core::ChunkIndex;
@@ -73,7 +74,12 @@ pub struct StreamArgs {
     /// Download scheduling: swift-vod (Libswift's: urgent data from fast
     /// peers), std-vod and linear fetch from the playback position.
     #[arg(long, default_value = "swift-vod")]
-    pub algorithm: String,
+    pub algorithm: PickerKind,
+    /// Congestion control of the DATA this node sends: ledbat (RFC 6817,
+    /// yields to other traffic) or fixed (a constant window, for
+    /// comparisons).
+    #[arg(long, default_value = "ledbat")]
+    pub congestion: CongestionControl,
     /// The media bitrate: sizes std-vod's windows and the buffer in seconds.
     #[arg(long, default_value = "1Mbit/s", value_parser = args::rate)]
     pub bitrate: u64,
@@ -152,13 +158,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         high: args.high_window,
         ..VodWindows::default()
     };
-    let picker = pick::by_name_with(&args.algorithm, rate, windows).ok_or_else(|| {
-        anyhow!(
-            "unknown algorithm '{}' (known: {})",
-            args.algorithm,
-            pick::NAMES.join(", ")
-        )
-    })?;
+    let picker = args.algorithm.build(rate, windows);
     let id = url.root.to_hex();
     let output = match &args.output {
         Some(p) => p.clone(),
@@ -186,6 +186,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     let result = rt.block_on(async {
         let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
         args.uploads.apply(&mut config.endpoint);
+        config.endpoint.congestion = args.congestion.clone();
         set_connect_timeout(&mut config.endpoint, args.connect_timeout);
         let (node, mut events, task) = ppspp_udp::start(config)
             .await
