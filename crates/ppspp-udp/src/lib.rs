@@ -5,9 +5,15 @@
 //! [`start`] binds a socket and spawns the node's task; the returned
 //! [`NodeHandle`] adds swarms, connects peers, reads progress and shuts the
 //! node down cleanly (checkpoints written, peers told).
+//!
+//! The driver reports to `tracing` (see the `log` module): a `node` span per
+//! node, datagrams per peer at trace level, channels and swarms at debug,
+//! completion at info, failures at warn. Silent unless the program installs
+//! a subscriber.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod log;
 mod socket;
 mod viewers;
 
@@ -23,6 +29,7 @@ use ppspp_core::time::Instant;
 use ppspp_core::{ChunkIndex, ChunkSize};
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
+use tracing::Instrument;
 
 pub use socket::BatchSocket;
 pub use viewers::Playback;
@@ -219,7 +226,10 @@ pub async fn start(
     for own in own_addresses(local_addr) {
         endpoint.add_own_address(own);
     }
-    let task = tokio::spawn(run(socket, endpoint, clock, cmd_rx, ev_tx, verified_tx));
+    let task = tokio::spawn(
+        run(socket, endpoint, clock, cmd_rx, ev_tx, verified_tx)
+            .instrument(log::node_span(local_addr)),
+    );
     Ok((
         NodeHandle {
             commands: cmd_tx,
@@ -287,7 +297,12 @@ async fn run(
     let mut viewers = Viewers::default();
     loop {
         let now = clock.now();
-        socket.recv_ready(|from, d| ep.handle_datagram(now, from, d))?;
+        socket
+            .recv_ready(|from, d| {
+                log::received(from, d.len());
+                ep.handle_datagram(now, from, d);
+            })
+            .inspect_err(|e| tracing::warn!(error = %e, "receiving failed: the node stops"))?;
         if ep.poll_timeout(now).is_some_and(|t| t <= now) {
             ep.handle_timeout(now);
         }
@@ -297,11 +312,13 @@ async fn run(
             let Some(t) = ep.poll_transmit(now, slot) else {
                 break;
             };
+            log::sent(t.destination, t.len);
             socket.push(t.destination, t.len).await?;
             sent += 1;
         }
         socket.flush().await?;
         while let Some(e) = ep.poll_event() {
+            log::event(&e);
             let _ = events.send(e);
         }
         let player_due = viewers.update(now, &mut ep);
@@ -316,9 +333,11 @@ async fn run(
             if now >= deadline || ep.channel_count() == 0 {
                 for h in ep.swarm_handles() {
                     if let Err(e) = ep.wait_checkpoint(h) {
+                        tracing::warn!(swarm = ?h, error = %e, "checkpoint failed");
                         failures.push(e.to_string());
                     }
                 }
+                tracing::debug!("node stopped");
                 let _ = done.send(failures);
                 return Ok(());
             }
@@ -348,9 +367,11 @@ async fn run(
                     let now = clock.now();
                     if let Some(done) = apply(&mut ep, &mut viewers, now, cmd) {
                         let mut failures = Vec::new();
+                        tracing::debug!("shutting down: closing every channel");
                         for h in ep.swarm_handles() {
                             ep.close_swarm(h);
                             if let Err(e) = ep.checkpoint(now, h) {
+                                tracing::warn!(swarm = ?h, error = %e, "checkpoint failed");
                                 failures.push(e.to_string());
                             }
                         }
@@ -381,6 +402,19 @@ fn have_run(ep: &Endpoint, swarm: SwarmHandle, chunk: ChunkIndex) -> Option<u64>
     Some(end.saturating_sub(chunk.0))
 }
 
+/// The swarm a command is about, if one.
+fn command_swarm(cmd: &Command) -> Option<SwarmHandle> {
+    match cmd {
+        Command::Connect(h, _)
+        | Command::Report(h, _)
+        | Command::SetPlayhead(h, _)
+        | Command::HaveRun(h, _, _)
+        | Command::Watch(h, ..)
+        | Command::Seek(h, _) => Some(*h),
+        Command::AddSwarm(..) | Command::Shutdown(_) => None,
+    }
+}
+
 /// Applies a command; returns the shutdown acknowledgement to send once the
 /// node has stopped.
 fn apply(
@@ -389,11 +423,19 @@ fn apply(
     now: Instant,
     cmd: Command,
 ) -> Option<oneshot::Sender<Vec<String>>> {
+    let _span = command_swarm(&cmd).map(|h| log::swarm_span(h).entered());
     match cmd {
         Command::AddSwarm(setup, reply) => {
-            let _ = reply.send(ep.add_swarm(now, *setup));
+            let root = setup.root;
+            let handle = ep.add_swarm(now, *setup);
+            match handle {
+                Some(h) => tracing::debug!(swarm = ?h, id = %root.to_hex(), "swarm added"),
+                None => tracing::debug!(id = %root.to_hex(), "swarm not added: already there"),
+            }
+            let _ = reply.send(handle);
         }
         Command::Connect(swarm, peer) => {
+            tracing::debug!(%peer, "connecting");
             ep.connect(now, swarm, peer);
         }
         Command::Report(swarm, reply) => {

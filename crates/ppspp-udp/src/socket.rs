@@ -83,7 +83,10 @@ impl BatchSocket {
                 Err(e) if e.kind() == io::ErrorKind::WouldBlock => return Ok(total),
                 // ICMP errors (port unreachable…) surface here on Linux; they
                 // concern one peer, not the socket.
-                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => continue,
+                Err(e) if e.kind() == io::ErrorKind::ConnectionRefused => {
+                    tracing::debug!(error = %e, "receive: a peer's port is closed");
+                    continue;
+                }
                 Err(e) => return Err(e),
             };
             for (m, buf) in self.meta.iter().zip(self.recv_bufs.iter()).take(n) {
@@ -150,10 +153,17 @@ impl BatchSocket {
             let io = &self.io;
             match io.try_io(Interest::WRITABLE, || state.try_send(io.into(), &transmit)) {
                 Ok(()) => break,
-                Err(e) if e.kind() == io::ErrorKind::WouldBlock => self.io.writable().await?,
+                Err(e) if e.kind() == io::ErrorKind::WouldBlock => {
+                    self.io.writable().await.inspect_err(
+                        |e| tracing::warn!(error = %e, "socket not writable: the node stops"),
+                    )?;
+                }
                 // A send to one peer failing (unreachable, refused) must not
                 // stop the node; the protocol's timers handle the peer.
-                Err(_) => break,
+                Err(e) => {
+                    tracing::debug!(peer = %destination, error = %e, "send failed");
+                    break;
+                }
             }
         }
         self.batch_len = 0;

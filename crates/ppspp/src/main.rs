@@ -40,6 +40,10 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    cmd::log::init(match cli.command {
+        Command::Lab(_) => cmd::log::Clock::Virtual,
+        _ => cmd::log::Clock::Wall,
+    });
     let result = match cli.command {
         Command::Hash(args) => cmd::hash::run(&args),
         Command::Seed(args) => cmd::seed::run(&args),

@@ -32,6 +32,7 @@ use super::trace::{Kind, Record};
 use super::tracker::Tracker;
 use super::RateSample;
 use crate::content::SyntheticContent;
+use crate::log::{self, PeerName};
 use crate::net::{Network, Partitioning};
 use crate::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
 use crate::rng::{derive, Stream};
@@ -202,14 +203,14 @@ impl Partition {
             if tn == Some(next) {
                 self.events += self.net.handle_timeout(next);
                 while let Some(p) = self.net.poll_delivery() {
-                    self.deliver(p);
+                    self.deliver(p, shared);
                 }
                 continue;
             }
             if tt == Some(next) {
                 if let Some(Reverse((at, i, _))) = self.timers.pop() {
                     self.events += 1;
-                    self.fire_timer(at, i);
+                    self.fire_timer(at, i, shared);
                 }
             } else if tf == Some(next) {
                 if let Some(Reverse((at, _, f, end))) = self.flow_timers.pop() {
@@ -274,12 +275,13 @@ impl Partition {
         self.flush_flow(f);
     }
 
-    fn fire_timer(&mut self, at: Instant, i: u32) {
+    fn fire_timer(&mut self, at: Instant, i: u32, shared: &Shared) {
         let now = self.now;
         let peer = self.peer_mut(i);
         if peer.timer != Some(at) {
             return; // superseded
         }
+        let _span = log::peer_span(now, PeerName { shared, host: i }).entered();
         peer.timer = None;
         if peer.fired_at == now {
             peer.fired += 1;
@@ -293,7 +295,7 @@ impl Partition {
         self.flush(i);
     }
 
-    fn deliver(&mut self, p: Packet) {
+    fn deliver(&mut self, p: Packet, shared: &Shared) {
         self.record(Kind::Deliver, p.dst.0, p.src.0, p.dst.0, p.size);
         match p.body {
             Body::Datagram(bytes) => {
@@ -302,6 +304,7 @@ impl Partition {
                 }
                 let i = p.dst.0;
                 let now = self.now;
+                let _span = log::peer_span(now, PeerName { shared, host: i }).entered();
                 let Some(ep) = self
                     .peers
                     .get_mut((i / self.layout.parts) as usize)
@@ -310,6 +313,7 @@ impl Partition {
                     self.to_absent += 1;
                     return;
                 };
+                log::delivered(addr_of(p.src), bytes.len());
                 ep.handle_datagram(now, addr_of(p.src), &bytes);
                 self.spare.push(bytes);
                 self.flush(i);
@@ -357,6 +361,7 @@ impl Partition {
         }
         let mut completed = false;
         while let Some(e) = ep.poll_event() {
+            log::event(&e);
             completed |= matches!(e, Event::Complete { .. });
         }
         let mut next = ep.poll_timeout(now);
@@ -400,7 +405,7 @@ impl Partition {
     fn on_control(&mut self, i: u32, c: Control, shared: &Shared) {
         match c {
             Control::Join => self.join(i, shared),
-            Control::Leave => self.leave(i),
+            Control::Leave => self.leave(i, shared),
             Control::Announce => self.announce(i, shared),
             Control::Sample => {
                 self.sample(shared);
@@ -427,6 +432,8 @@ impl Partition {
             self.peer_mut(i).joined = Some(now);
             return;
         }
+        let _span = log::peer_span(now, PeerName { shared, host: i }).entered();
+        log::control("joining");
         let config = endpoint_config(scenario, group);
         let spec = scenario.peers[group].get_ref();
         let mut ep = Endpoint::new(config, derive(shared.seed, Stream::Peer, u64::from(i)));
@@ -500,10 +507,12 @@ impl Partition {
         if p.completed.is_some() {
             return;
         }
+        let _span = log::peer_span(now, PeerName { shared, host: i }).entered();
         let have = ep.progress(s).map_or(0, |(have, _)| have);
         let stalled = have == p.announced_have;
         p.announced_have = have;
         if ep.channel_count() < swarm.tracker_peers || stalled {
+            log::control("asking the tracker again");
             for j in shared
                 .tracker
                 .answer(i, now, swarm.tracker_peers, &mut p.tracker_rng)
@@ -515,12 +524,14 @@ impl Partition {
         self.control(now + swarm.reannounce.0, i, Control::Announce);
     }
 
-    fn leave(&mut self, i: u32) {
+    fn leave(&mut self, i: u32, shared: &Shared) {
         let now = self.now;
         let peer = self.peer_mut(i);
         if !peer.present() {
             return;
         }
+        let _span = log::peer_span(now, PeerName { shared, host: i }).entered();
+        log::control("leaving");
         if let (Some(ep), Some(s)) = (peer.endpoint.as_mut(), peer.swarm) {
             ep.close_swarm(s);
         }

@@ -5,6 +5,7 @@ pub mod contacts;
 pub mod get;
 pub mod hash;
 pub mod lab;
+pub mod log;
 pub mod node;
 pub mod output;
 pub mod progress;
