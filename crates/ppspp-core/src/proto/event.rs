@@ -190,10 +190,31 @@ pub struct DropCounts {
 
 impl EndpointStats {
     /// Counts a dropped datagram under `reason`.
-    pub(crate) fn count_drop(&mut self, reason: impl FnOnce(&mut DropCounts) -> &mut u64) {
-        *reason(&mut self.dropped) += 1;
+    pub(crate) fn count_drop(&mut self, reason: DropReason) {
+        let d = &mut self.dropped;
+        let counter = match reason {
+            DropReason::TooShort => &mut d.too_short,
+            DropReason::UnknownChannel => &mut d.unknown_channel,
+            DropReason::Undecodable => &mut d.undecodable,
+            DropReason::NotAHandshake => &mut d.not_a_handshake,
+            DropReason::Refused => &mut d.refused,
+            DropReason::Malformed => &mut d.malformed,
+        };
+        *counter += 1;
         self.datagrams_dropped += 1;
+        tracing::trace!(reason = ?reason, "datagram dropped");
     }
+}
+
+/// Why a datagram was dropped (see [`DropCounts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum DropReason {
+    TooShort,
+    UnknownChannel,
+    Undecodable,
+    NotAHandshake,
+    Refused,
+    Malformed,
 }
 
 impl DropCounts {

@@ -6,7 +6,7 @@ use std::net::SocketAddr;
 use super::{Endpoint, MAX_PENDING_REFUSALS};
 use crate::proto::channel::{check_options, Channel, Opening, State};
 use crate::proto::config::Compat;
-use crate::proto::event::CloseReason;
+use crate::proto::event::{CloseReason, DropReason};
 use crate::proto::SwarmHandle;
 use crate::time::Instant;
 use crate::wire::{decode_datagram, ChannelId, Message, SwarmParams};
@@ -16,15 +16,15 @@ impl Endpoint {
     pub(super) fn on_first_datagram(&mut self, now: Instant, from: SocketAddr, data: &[u8]) {
         let params = SwarmParams::default();
         let Ok((_, mut messages)) = decode_datagram(data, params) else {
-            self.stats.count_drop(|d| &mut d.undecodable);
+            self.stats.count_drop(DropReason::Undecodable);
             return;
         };
         let Some(Ok(Message::Handshake { source, options })) = messages.next() else {
-            self.stats.count_drop(|d| &mut d.not_a_handshake);
+            self.stats.count_drop(DropReason::NotAHandshake);
             return;
         };
         if source == ChannelId::ZERO {
-            self.stats.count_drop(|d| &mut d.not_a_handshake);
+            self.stats.count_drop(DropReason::NotAHandshake);
             return;
         }
         if let Some(local) = self.by_remote.get(&(from, source)).copied() {
@@ -104,6 +104,7 @@ impl Endpoint {
         ch.on_messages(swarm, &mut ctx, messages, data.len(), false);
         swarm.channels.insert(local);
         channels.insert(local, ch);
+        super::trace::opened(handle, local, from, false);
         self.by_remote.insert((from, source), local);
         self.wake(local);
         self.after_channel(now, handle, local, false);
@@ -135,7 +136,8 @@ impl Endpoint {
     }
 
     pub(super) fn refuse(&mut self, to: SocketAddr, channel: ChannelId, received: usize) {
-        self.stats.count_drop(|d| &mut d.refused);
+        super::trace::refused(to);
+        self.stats.count_drop(DropReason::Refused);
         // A refusal is 12 bytes: never more than the handshake it answers.
         if received >= 12 && self.refusals.len() < MAX_PENDING_REFUSALS {
             self.refusals.push_back((to, channel));

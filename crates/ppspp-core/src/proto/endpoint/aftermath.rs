@@ -112,6 +112,7 @@ impl Endpoint {
             // Its timer ran at `now` and it has nothing to send: asking for
             // `now` again would have the driver spin (`timers.rs`).
             self.stats.stale_deadlines += 1;
+            super::trace::stale(id);
             next = Some(now + super::timers::STALE_RETRY);
         }
         self.schedule.settle(id, &mut ch.filed, next);

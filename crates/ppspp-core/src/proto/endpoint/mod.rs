@@ -18,7 +18,7 @@ use super::address::check_peer_address;
 use super::channel::{Channel, Opening, State};
 use super::choke::{Choke, ROTATION};
 use super::config::EndpointConfig;
-use super::event::{CloseReason, EndpointStats, Event};
+use super::event::{CloseReason, DropReason, EndpointStats, Event};
 use super::schedule::Schedule;
 use super::swarm::{Swarm, SwarmSetup};
 use super::turns::UploadTurns;
@@ -36,6 +36,7 @@ mod queries;
 mod reap;
 mod swarms;
 mod timers;
+mod trace;
 mod transmit;
 
 use limits::RateLimits;
@@ -161,6 +162,7 @@ impl Endpoint {
     /// the same id is already there.
     pub fn add_swarm(&mut self, now: Instant, setup: SwarmSetup) -> Option<SwarmHandle> {
         let handle = self.swarms.insert(Swarm::new(setup, now))?;
+        tracing::debug!(swarm = handle.0, "swarm added");
         self.check_progress(now, handle);
         Some(handle)
     }
@@ -225,6 +227,7 @@ impl Endpoint {
             },
         );
         self.channels.insert(local, channel);
+        trace::opened(swarm, local, peer, true);
         self.swarm_mut(swarm)?.channels.insert(local);
         self.wake(local);
         Some(local)
@@ -235,7 +238,7 @@ impl Endpoint {
         self.stats.datagrams_received += 1;
         self.stats.bytes_received += data.len() as u64;
         let Some(head) = data.get(..4) else {
-            self.stats.count_drop(|d| &mut d.too_short);
+            self.stats.count_drop(DropReason::TooShort);
             return;
         };
         let dst = ChannelId(u32::from_be_bytes([head[0], head[1], head[2], head[3]]));
@@ -254,23 +257,26 @@ impl Endpoint {
             .get_mut(&dst)
             .filter(|c| c.peer == from && c.close.is_none())
         else {
-            self.stats.count_drop(|d| &mut d.unknown_channel);
+            self.stats.count_drop(DropReason::UnknownChannel);
             return;
         };
         let Some(swarm) = swarms.get_mut(ch.swarm) else {
             return;
         };
         let Ok((_, messages)) = decode_datagram(data, ch.params) else {
-            self.stats.count_drop(|d| &mut d.undecodable);
+            self.stats.count_drop(DropReason::Undecodable);
             return;
         };
+        let span = trace::channel_span(ch.swarm, dst, from).entered();
+        tracing::trace!(len = data.len(), "datagram handled");
         ch.on_messages(swarm, &mut ctx, messages, data.len(), true);
+        drop(span);
         let malformed = ctx.malformed;
         let size_learned = ctx.size_learned;
         let rechoke = ctx.rechoke;
         let handle = ch.swarm;
         if malformed > 0 {
-            self.stats.count_drop(|d| &mut d.malformed);
+            self.stats.count_drop(DropReason::Malformed);
         }
         self.wake(dst);
         self.after_channel(now, handle, dst, size_learned);
@@ -292,7 +298,10 @@ impl Endpoint {
                 continue;
             }
             let mut released = std::mem::take(ctx.released);
+            let span = trace::channel_span(ch.swarm, id, ch.peer).entered();
+            tracing::trace!("timer");
             ch.on_timeout(&mut ctx, &mut released);
+            drop(span);
             let handle = ch.swarm;
             let late = std::mem::take(&mut ch.late);
             self.released = released;
@@ -374,6 +383,7 @@ impl Endpoint {
             s.next_rechoke = now + ROTATION / 3;
         }
         let mut channels = self.channels.values_mut().filter(|c| c.swarm == handle);
+        let _span = trace::swarm_span(handle).entered();
         self.choke.rechoke(now, slots, &mut channels);
         self.wake_swarm(handle, |c| c.choke_dirty);
     }

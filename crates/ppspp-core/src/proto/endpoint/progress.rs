@@ -78,6 +78,7 @@ impl Endpoint {
     pub(super) fn checkpoint_timers(&mut self, now: Instant) {
         let policy = CheckpointPolicy::of(&self.config);
         for (handle, s) in self.swarms.iter_mut() {
+            let _span = super::trace::swarm_span(handle).entered();
             if let Some(e) = s.maybe_checkpoint(now, &policy, false) {
                 self.events.push_back(Event::StorageError {
                     swarm: handle,

@@ -73,6 +73,7 @@ impl Endpoint {
                     swarm.banned.insert(ch.peer);
                 }
             }
+            super::trace::closed(ch.swarm, id, ch.peer, &reason);
             self.events.push_back(Event::Closed {
                 swarm: ch.swarm,
                 peer: ch.peer,

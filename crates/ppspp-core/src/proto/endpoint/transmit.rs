@@ -48,7 +48,12 @@ impl Endpoint {
                 schedule.forget(id, ch.filed.take());
                 continue;
             };
+            let span = super::trace::channel_span(ch.swarm, id, ch.peer).entered();
             let sent = ch.poll_transmit(swarm, &mut ctx, buf);
+            if let Some(len) = sent {
+                tracing::trace!(len, "datagram written");
+            }
+            drop(span);
             let (peer, handle) = (ch.peer, ch.swarm);
             let (up, down) = (ctx.upload_blocked, ctx.download_blocked);
             self.stats.channel_polls += 1;
