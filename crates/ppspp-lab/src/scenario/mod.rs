@@ -224,9 +224,8 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
                 &format!("classes: {known:?}"),
             ));
         }
-        let policies = [g.upload_scheduling().err(), g.choking().err()];
-        if let Some(message) = policies.into_iter().flatten().next() {
-            return Err(err(span, message, "see the README's scenario reference"));
+        if let Err(e) = g.upload_scheduling() {
+            return Err(err(span, e.to_string(), "say one of them"));
         }
         if let Some(player) = &g.player {
             if g.role != Role::Leecher {

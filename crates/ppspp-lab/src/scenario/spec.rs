@@ -9,7 +9,7 @@ use ppspp_core::proto::{Choking, UploadScheduling};
 use serde::Deserialize;
 use toml::Spanned;
 
-use super::value::{by_name, Bitrate, Bytes, Dur, Probability, Queue};
+use super::value::{by_name, by_name_opt, Bitrate, Bytes, Dur, Probability, Queue};
 
 fn default_seed() -> u64 {
     1
@@ -399,12 +399,12 @@ pub struct PeerGroup {
     pub weighted_uploads: bool,
     /// How requesters share the upload, by name (`fifo`, `wfq`; default
     /// `fifo`, or `wfq` with `weighted_uploads = true`).
-    #[serde(default)]
-    pub upload_scheduling: Option<String>,
+    #[serde(default, deserialize_with = "by_name_opt")]
+    pub upload_scheduling: Option<UploadScheduling>,
     /// Who of the interested peers is served, by name (`rotation`,
     /// `unchoke-all`; default `rotation`).
-    #[serde(default)]
-    pub choking: Option<String>,
+    #[serde(default, deserialize_with = "by_name")]
+    pub choking: Choking,
     /// How far the group's clocks run ahead of the lab's: DATA carries the
     /// sender's wall clock (RFC 7574 §8.6), so peers of groups with other
     /// offsets see one-way delays off by the difference, which LEDBAT's
@@ -427,33 +427,22 @@ pub enum ClassNames {
 }
 
 impl PeerGroup {
-    /// The group's upload scheduling policy; an unknown name, or
-    /// `weighted_uploads = true` beside another policy, is an error.
-    pub fn upload_scheduling(&self) -> Result<UploadScheduling, String> {
-        let named = self
-            .upload_scheduling
-            .as_deref()
-            .map(str::parse::<UploadScheduling>)
-            .transpose()
-            .map_err(|e| e.to_string())?;
-        match (named, self.weighted_uploads) {
-            (Some(UploadScheduling::Fifo), true) => {
-                Err("weighted_uploads = true contradicts upload_scheduling = \"fifo\"".into())
-            }
+    /// The group's upload scheduling policy: `upload_scheduling`, else
+    /// WFQ with `weighted_uploads = true`; the two disagreeing is an error.
+    pub fn upload_scheduling(&self) -> Result<UploadScheduling, ContradictoryUploads> {
+        match (self.upload_scheduling, self.weighted_uploads) {
+            (Some(UploadScheduling::Fifo), true) => Err(ContradictoryUploads),
             (Some(p), _) => Ok(p),
             (None, true) => Ok(UploadScheduling::Wfq),
             (None, false) => Ok(UploadScheduling::default()),
         }
     }
-
-    /// The group's choking policy; an unknown name is an error.
-    pub fn choking(&self) -> Result<Choking, String> {
-        self.choking
-            .as_deref()
-            .map_or(Ok(Choking::default()), str::parse)
-            .map_err(|e: ppspp_core::proto::UnknownPolicy| e.to_string())
-    }
 }
+
+/// `weighted_uploads = true` beside `upload_scheduling = "fifo"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("weighted_uploads = true contradicts upload_scheduling = \"fifo\"")]
+pub struct ContradictoryUploads;
 
 impl ClassNames {
     /// The names, in turn order.

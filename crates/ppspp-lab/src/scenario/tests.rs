@@ -271,5 +271,5 @@ fn policies_are_chosen_by_name_and_unknown_names_refused() {
         .find(|g| g.get_ref().role == Role::Leecher)
         .unwrap();
     assert_eq!(g.get_ref().upload_scheduling(), Ok(UploadScheduling::Wfq));
-    assert_eq!(g.get_ref().choking(), Ok(Choking::UnchokeAll));
+    assert_eq!(g.get_ref().choking, Choking::UnchokeAll);
 }

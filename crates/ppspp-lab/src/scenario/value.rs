@@ -38,6 +38,16 @@ where
     name.parse().map_err(serde::de::Error::custom)
 }
 
+/// As [`by_name`], for a policy that may be left out.
+pub(super) fn by_name_opt<'de, D, T>(d: D) -> Result<Option<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: FromStr,
+    T::Err: Display,
+{
+    by_name(d).map(Some)
+}
+
 /// What TOML gives for a quantity.
 #[derive(Deserialize)]
 #[serde(untagged)]

@@ -622,7 +622,7 @@ fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
         checkpoint_interval: Duration::from_secs(3600),
         // Checked when the scenario was read.
         upload_scheduling: g.upload_scheduling().unwrap_or_default(),
-        choking: g.choking().unwrap_or_default(),
+        choking: g.choking,
         wall_clock_offset: LAB_EPOCH_MICROS
             + g.clock_offset
                 .map_or(0, |d| ppspp_core::time::duration_micros(d.0)),
