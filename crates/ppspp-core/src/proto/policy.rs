@@ -16,20 +16,46 @@ pub struct UnknownPolicy {
     pub known: &'static [&'static str],
 }
 
-/// Looks `name` up among `(name, value)` pairs of `family`.
-pub(crate) fn by_name<T: Copy>(
-    family: &'static str,
-    known: &'static [&'static str],
-    table: &[(&str, T)],
-    name: &str,
-) -> Result<T, UnknownPolicy> {
-    table
-        .iter()
-        .find(|(n, _)| *n == name)
-        .map(|(_, v)| *v)
-        .ok_or_else(|| UnknownPolicy {
-            family,
-            name: name.to_string(),
-            known,
-        })
+/// Gives a policy enum its names: `name`, `names`, `FromStr` (an unknown
+/// name is an [`UnknownPolicy`] that lists the known ones) and `Display`,
+/// from one table of variants and names.
+macro_rules! policy_names {
+    ($ty:ident, $family:literal, { $($variant:ident => $name:literal),+ $(,)? }) => {
+        impl $ty {
+            /// The name the CLI and scenario files use.
+            pub fn name(self) -> &'static str {
+                match self {
+                    $($ty::$variant => $name),+
+                }
+            }
+
+            /// Every name.
+            pub fn names() -> &'static [&'static str] {
+                &[$($name),+]
+            }
+        }
+
+        impl std::str::FromStr for $ty {
+            type Err = $crate::proto::UnknownPolicy;
+
+            fn from_str(s: &str) -> Result<Self, Self::Err> {
+                match s {
+                    $($name => Ok($ty::$variant),)+
+                    _ => Err($crate::proto::UnknownPolicy {
+                        family: $family,
+                        name: s.to_string(),
+                        known: $ty::names(),
+                    }),
+                }
+            }
+        }
+
+        impl std::fmt::Display for $ty {
+            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str(self.name())
+            }
+        }
+    };
 }
+
+pub(crate) use policy_names;

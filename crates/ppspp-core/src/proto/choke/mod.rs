@@ -6,11 +6,8 @@
 mod rotation;
 mod unchoke_all;
 
-use std::fmt;
-use std::str::FromStr;
-
 use super::channel::Channel;
-use super::policy::{by_name, UnknownPolicy};
+use super::policy::policy_names;
 use crate::time::Instant;
 
 pub(crate) use rotation::{Rotation, IDLE, ROTATION};
@@ -45,22 +42,7 @@ pub enum Choking {
     UnchokeAll,
 }
 
-const KNOWN: &[&str] = &["rotation", "unchoke-all"];
-
 impl Choking {
-    /// The name the CLI and scenario files use.
-    pub fn name(self) -> &'static str {
-        match self {
-            Choking::Rotation => "rotation",
-            Choking::UnchokeAll => "unchoke-all",
-        }
-    }
-
-    /// Every name.
-    pub fn names() -> &'static [&'static str] {
-        KNOWN
-    }
-
     pub(crate) fn build(self) -> Box<dyn Choke> {
         match self {
             Choking::Rotation => Box::new(Rotation),
@@ -69,27 +51,10 @@ impl Choking {
     }
 }
 
-impl FromStr for Choking {
-    type Err = UnknownPolicy;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        by_name(
-            "choking",
-            KNOWN,
-            &[
-                ("rotation", Choking::Rotation),
-                ("unchoke-all", Choking::UnchokeAll),
-            ],
-            s,
-        )
-    }
-}
-
-impl fmt::Display for Choking {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+policy_names!(Choking, "choking", {
+    Rotation => "rotation",
+    UnchokeAll => "unchoke-all",
+});
 
 /// Chokes or unchokes the peer of `ch`, marking the change to be sent.
 fn set_choke(ch: &mut Channel, choke: bool, now: Instant) {

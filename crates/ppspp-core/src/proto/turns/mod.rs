@@ -7,10 +7,7 @@
 mod fifo;
 mod wfq;
 
-use std::fmt;
-use std::str::FromStr;
-
-use super::policy::{by_name, UnknownPolicy};
+use super::policy::policy_names;
 use crate::wire::ChannelId;
 
 pub(crate) use fifo::FifoTurns;
@@ -44,22 +41,7 @@ pub enum UploadScheduling {
     Wfq,
 }
 
-const KNOWN: &[&str] = &["fifo", "wfq"];
-
 impl UploadScheduling {
-    /// The name the CLI and scenario files use.
-    pub fn name(self) -> &'static str {
-        match self {
-            UploadScheduling::Fifo => "fifo",
-            UploadScheduling::Wfq => "wfq",
-        }
-    }
-
-    /// Every name.
-    pub fn names() -> &'static [&'static str] {
-        KNOWN
-    }
-
     pub(crate) fn build(self) -> Box<dyn UploadTurns> {
         match self {
             UploadScheduling::Fifo => Box::new(FifoTurns),
@@ -68,27 +50,10 @@ impl UploadScheduling {
     }
 }
 
-impl FromStr for UploadScheduling {
-    type Err = UnknownPolicy;
-
-    fn from_str(s: &str) -> Result<Self, Self::Err> {
-        by_name(
-            "upload scheduling",
-            KNOWN,
-            &[
-                ("fifo", UploadScheduling::Fifo),
-                ("wfq", UploadScheduling::Wfq),
-            ],
-            s,
-        )
-    }
-}
-
-impl fmt::Display for UploadScheduling {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.name())
-    }
-}
+policy_names!(UploadScheduling, "upload scheduling", {
+    Fifo => "fifo",
+    Wfq => "wfq",
+});
 
 #[cfg(test)]
 mod tests {
