@@ -4,7 +4,7 @@
 //!
 //! ```text
 //! driver: handle_datagram(now, from, bytes) / handle_timeout(now)
-//!         then drain poll_transmit(now, buf), poll_event(), poll_timeout()
+//!         then drain poll_transmit(now, buf), poll_event(), poll_timeout(now)
 //! ```
 //! The same engine runs on real UDP, in the simulator and in the emulator.
 
