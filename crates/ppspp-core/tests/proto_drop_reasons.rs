@@ -7,9 +7,7 @@ mod common;
 use common::addr;
 use ppspp_core::proto::{DropCounts, EndpointConfig};
 use ppspp_core::time::Instant;
-use ppspp_core::wire::{
-    decode_datagram, ChannelId, DatagramWriter, HandshakeOptions, Message, SwarmParams,
-};
+use ppspp_core::wire::{decode_datagram, ChannelId, DatagramWriter, Message, SwarmParams};
 use ppspp_core::ChunkSize;
 
 fn datagram(dst: ChannelId, msgs: &[Message<'_>]) -> Vec<u8> {
@@ -29,20 +27,7 @@ fn each_dropped_datagram_is_counted_under_its_reason() {
     let mut ep = common::seeder_endpoint(EndpointConfig::default(), 1, &tree, &data);
     let now = Instant::from_micros(1_000_000);
     let root = tree.root();
-    let hello = |swarm: &[u8], source: u32| {
-        let options = HandshakeOptions {
-            version: Some(1),
-            swarm_id: Some(swarm),
-            ..HandshakeOptions::default()
-        };
-        datagram(
-            ChannelId::ZERO,
-            &[Message::Handshake {
-                source: ChannelId(source),
-                options,
-            }],
-        )
-    };
+    let hello = common::minimal_handshake;
     // Too short.
     ep.handle_datagram(now, addr(2), &[0, 0]);
     // A channel we do not have.

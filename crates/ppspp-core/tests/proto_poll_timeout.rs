@@ -10,7 +10,6 @@ use std::time::Duration;
 use common::{addr, Net};
 use ppspp_core::proto::{EndpointConfig, Event};
 use ppspp_core::time::Instant;
-use ppspp_core::wire::{ChannelId, DatagramWriter, HandshakeOptions, Message, SwarmParams};
 use ppspp_core::ChunkSize;
 
 /// Rounds (`handle_timeout` then draining every `poll_*`) the endpoint
@@ -39,29 +38,16 @@ fn rounds_at(ep: &mut ppspp_core::proto::Endpoint, now: Instant, limit: u32) -> 
 fn a_minimal_handshake_takes_at_most_two_rounds() {
     let (data, tree) = common::content(100_000, 251, ChunkSize::DEFAULT);
     let mut ep = common::seeder_endpoint(EndpointConfig::default(), 1, &tree, &data);
-    let root = tree.root();
-    let options = HandshakeOptions {
-        version: Some(1),
-        swarm_id: Some(root.as_bytes()),
-        ..HandshakeOptions::default()
-    };
-    let mut buf = vec![0u8; 1500];
-    let mut w = DatagramWriter::new(&mut buf, ChannelId::ZERO, SwarmParams::default()).unwrap();
-    w.push(&Message::Handshake {
-        source: ChannelId(77),
-        options,
-    })
-    .unwrap();
-    let n = w.finish();
+    let hello = common::minimal_handshake(tree.root().as_bytes(), 77);
     let now = Instant::from_micros(1_000_000);
-    ep.handle_datagram(now, addr(9), &buf[..n]);
+    ep.handle_datagram(now, addr(9), &hello);
     assert_eq!(ep.channel_count(), 1, "the handshake opened a channel");
     let rounds = rounds_at(&mut ep, now, 100);
     assert!(rounds <= 2, "{rounds} rounds at one instant");
     assert_eq!(ep.stats().stale_deadlines, 0);
     // A retransmission is answered again.
     let later = now + Duration::from_millis(500);
-    ep.handle_datagram(later, addr(9), &buf[..n]);
+    ep.handle_datagram(later, addr(9), &hello);
     let mut out = vec![0u8; 65536];
     let sent = std::iter::from_fn(|| ep.poll_transmit(later, &mut out)).count();
     assert_eq!(sent, 1, "answered again");

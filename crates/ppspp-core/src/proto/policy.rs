@@ -59,3 +59,38 @@ macro_rules! policy_names {
 }
 
 pub(crate) use policy_names;
+
+#[cfg(test)]
+mod tests {
+    use crate::proto::{Choking, UploadScheduling};
+    use std::str::FromStr;
+
+    /// Every name parses back to its policy; an unknown one is refused
+    /// with the family and the known names.
+    fn round_trip<T>(names: &[&str], name: fn(&T) -> &'static str, unknown: &str, message: &str)
+    where
+        T: FromStr<Err = super::UnknownPolicy>,
+    {
+        for n in names {
+            let parsed: T = n.parse().unwrap();
+            assert_eq!(name(&parsed), *n);
+        }
+        assert_eq!(unknown.parse::<T>().err().unwrap().to_string(), message);
+    }
+
+    #[test]
+    fn names_round_trip_and_unknown_names_are_refused() {
+        round_trip::<UploadScheduling>(
+            UploadScheduling::names(),
+            |p| p.name(),
+            "wfg",
+            "unknown upload scheduling 'wfg' (known: fifo, wfq)",
+        );
+        round_trip::<Choking>(
+            Choking::names(),
+            |p| p.name(),
+            "tit-for-tat",
+            "unknown choking 'tit-for-tat' (known: rotation, unchoke-all)",
+        );
+    }
+}

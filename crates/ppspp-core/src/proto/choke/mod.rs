@@ -70,20 +70,3 @@ fn set_choke(ch: &mut Channel, choke: bool, now: Instant) {
         ch.uploads.clear();
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_round_trip_and_unknown_names_are_refused() {
-        for name in Choking::names() {
-            assert_eq!(name.parse::<Choking>().unwrap().name(), *name);
-        }
-        let e = "tit-for-tat".parse::<Choking>().unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "unknown choking 'tit-for-tat' (known: rotation, unchoke-all)"
-        );
-    }
-}

@@ -54,20 +54,3 @@ policy_names!(UploadScheduling, "upload scheduling", {
     Fifo => "fifo",
     Wfq => "wfq",
 });
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_round_trip_and_unknown_names_are_refused() {
-        for name in UploadScheduling::names() {
-            assert_eq!(name.parse::<UploadScheduling>().unwrap().name(), *name);
-        }
-        let e = "wfg".parse::<UploadScheduling>().unwrap_err();
-        assert_eq!(
-            e.to_string(),
-            "unknown upload scheduling 'wfg' (known: fifo, wfq)"
-        );
-    }
-}
