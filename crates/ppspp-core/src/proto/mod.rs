@@ -31,7 +31,6 @@ mod violation;
 
 use std::collections::VecDeque;
 use std::fmt;
-use std::net::SocketAddr;
 
 use rand::rngs::Xoshiro256PlusPlus;
 
@@ -47,7 +46,6 @@ pub use swarm::SwarmSetup;
 pub use turns::{UploadScheduling, MAX_UPLOAD_TURN};
 pub use violation::{IncompatibleOptions, ProtocolViolation};
 
-use crate::chunk::ChunkRange;
 use crate::time::Instant;
 use crate::wire::MessageTally;
 
@@ -62,7 +60,8 @@ impl fmt::Debug for SwarmHandle {
 }
 
 /// What a channel needs from its endpoint while it handles an input or
-/// writes a datagram; what it leaves for the endpoint to do afterwards.
+/// writes a datagram: inputs only. What it leaves for the endpoint to do
+/// afterwards comes back as a `channel::Outcome`.
 pub(crate) struct Ctx<'a> {
     pub now: Instant,
     pub config: &'a EndpointConfig,
@@ -70,20 +69,6 @@ pub(crate) struct Ctx<'a> {
     pub rng: &'a mut Xoshiro256PlusPlus,
     pub upload: Option<&'a mut TokenBucket>,
     pub download: Option<&'a mut TokenBucket>,
-    /// Requested chunks the channel gave up on: to be asked elsewhere.
-    pub released: &'a mut Vec<ChunkRange>,
-    /// Peer addresses learned through PEX.
-    pub found: &'a mut Vec<SocketAddr>,
-    /// Malformed messages seen.
-    pub malformed: u64,
-    /// The swarm's chunk count became known.
-    pub size_learned: bool,
-    /// Bytes a DATA waited for from the upload limit.
-    pub upload_blocked: Option<u64>,
-    /// Bytes a REQUEST waited for from the download limit.
-    pub download_blocked: Option<u64>,
-    /// Who is choked may have to change (a peer became interested).
-    pub rechoke: bool,
     /// The messages of every datagram written, by type.
     pub sent: &'a mut MessageTally,
 }

@@ -4,6 +4,7 @@
 
 mod announce;
 mod handshake;
+mod outcome;
 mod recv;
 mod send;
 
@@ -26,6 +27,7 @@ use crate::time::Instant;
 use crate::wire::{ChannelId, SwarmParams};
 
 pub(crate) use handshake::{check_options, our_options};
+pub(crate) use outcome::Outcome;
 
 /// Where the handshake stands (RFC 7574 §3.1, §8.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -91,9 +93,6 @@ pub(crate) struct Channel {
     /// Requests that timed out and were given to other peers, to CANCEL
     /// here so the peer does not send them as well (RFC 7574 §3.8).
     pub expired: Vec<ChunkRange>,
-    /// Requests past their deadline, handed to other peers at this timer
-    /// (the endpoint takes them).
-    pub late: Vec<ChunkRange>,
     /// After a request timed out, no new requests until the peer answers
     /// or this instant: otherwise the freed chunk — for a streaming picker
     /// the most urgent one — goes straight back to the peer that did not
@@ -159,6 +158,9 @@ pub(crate) struct Channel {
     /// Whether the channel is on its swarm's list of channels to wake when
     /// new chunks verify (it had no HAVE left to send when it settled).
     pub awaits_haves: bool,
+    /// What the input being handled leaves for the endpoint; taken when
+    /// the call returns.
+    out: Outcome,
 }
 
 /// The MSS the congestion controllers count in: a DATA datagram of one
@@ -226,7 +228,6 @@ impl Channel {
             claimed: None,
             outstanding: Outstanding::default(),
             expired: Vec::new(),
-            late: Vec::new(),
             picks_paused_until: Instant::ZERO,
             last_answered_sent: Instant::ZERO,
             mss,
@@ -257,6 +258,7 @@ impl Channel {
             close_notify: false,
             filed: None,
             awaits_haves: false,
+            out: Outcome::default(),
         }
     }
 
@@ -344,8 +346,14 @@ impl Channel {
     }
 
     /// Timers: handshake retries, dead peers, request and DATA timeouts.
-    /// Request ranges that expired are appended to `released`.
-    pub fn on_timeout(&mut self, ctx: &mut Ctx<'_>, released: &mut Vec<ChunkRange>) {
+    /// Request ranges that expired come back as `released`, those past
+    /// their deadline as `late`.
+    pub fn on_timeout(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
+        self.handle_timeout(ctx);
+        std::mem::take(&mut self.out)
+    }
+
+    fn handle_timeout(&mut self, ctx: &mut Ctx<'_>) {
         let now = ctx.now;
         let cfg = ctx.config;
         match self.state {
@@ -366,10 +374,10 @@ impl Channel {
                     self.close(CloseReason::Dead, false);
                     return;
                 }
+                let timeout = self.request_timeout();
+                let released = &mut self.out.released;
                 let before = released.len();
-                let newest = self
-                    .outstanding
-                    .expire(now, self.request_timeout(), released);
+                let newest = self.outstanding.expire(now, timeout, released);
                 if let Some(sent) = newest {
                     // A request the peer passed over while it answered one
                     // sent after it was lost (its datagram, or in the
@@ -377,7 +385,7 @@ impl Channel {
                     // one — the window halves. Otherwise it is a timeout:
                     // the window restarts, the timer backs off, and the
                     // peer is asked nothing new until it answers.
-                    let lost: u64 = released[before..].iter().map(|r| r.len()).sum();
+                    let lost: u64 = self.out.released[before..].iter().map(|r| r.len()).sum();
                     if self.last_answered_sent > sent {
                         self.req_cc.on_loss(now, lost * self.mss);
                     } else {
@@ -386,7 +394,7 @@ impl Channel {
                         self.picks_paused_until = now + self.request_timeout();
                         self.link.on_silence();
                     }
-                    self.expired.extend_from_slice(&released[before..]);
+                    self.expired.extend_from_slice(&self.out.released[before..]);
                     self.link.on_lost(lost);
                 }
                 // Urgent requests past their deadline are asked of other
@@ -395,9 +403,10 @@ impl Channel {
                 // penalties — this peer may just be busy. They stay
                 // outstanding here; whichever copy arrives second is
                 // cancelled (the endpoint marks them doubled).
+                let released = &mut self.out.released;
                 let before = released.len();
                 if self.outstanding.pass_deadlines(now, released) > 0 {
-                    self.late.extend_from_slice(&released[before..]);
+                    self.out.late.extend_from_slice(&released[before..]);
                 }
                 // The whole flight at once: see `InFlight::on_rto`.
                 if self.inflight.on_rto(now, self.rtt.rto()) > 0 {

@@ -2,7 +2,7 @@
 
 use std::net::SocketAddr;
 
-use super::{Channel, State};
+use super::{Channel, Outcome, State};
 use crate::bin::Bin;
 use crate::binmap::Binmap;
 use crate::cc::AckSample;
@@ -31,8 +31,21 @@ const MAX_HAVES_PER_DATAGRAM: usize = 64;
 impl Channel {
     /// Handles the messages of one datagram from the peer. `to_our_channel`
     /// is true when the datagram named our channel id, which proves the
-    /// peer's address and completes a handshake we answered.
+    /// peer's address and completes a handshake we answered. Returns what
+    /// the endpoint has to do about it.
     pub fn on_messages(
+        &mut self,
+        swarm: &mut Swarm,
+        ctx: &mut Ctx<'_>,
+        messages: Messages<'_>,
+        len: usize,
+        to_our_channel: bool,
+    ) -> Outcome {
+        self.handle_messages(swarm, ctx, messages, len, to_our_channel);
+        std::mem::take(&mut self.out)
+    }
+
+    fn handle_messages(
         &mut self,
         swarm: &mut Swarm,
         ctx: &mut Ctx<'_>,
@@ -51,7 +64,7 @@ impl Channel {
         let mut pex = 0;
         for m in messages {
             let Ok(m) = m else {
-                ctx.malformed += 1;
+                self.out.malformed += 1;
                 break;
             };
             match m {
@@ -97,17 +110,17 @@ impl Channel {
                 Message::Choke => {
                     self.choked_by_remote = true;
                     let dropped = self.outstanding.clear();
-                    ctx.released.extend(dropped.filled_runs());
+                    self.out.released.extend(dropped.filled_runs());
                 }
                 Message::Unchoke => self.choked_by_remote = false,
                 Message::PexReq => self.pex_reply_due = true,
                 Message::PexResV4(a) if pex < MAX_PEX_PER_DATAGRAM => {
                     pex += 1;
-                    ctx.found.push(SocketAddr::V4(a));
+                    self.out.found.push(SocketAddr::V4(a));
                 }
                 Message::PexResV6(a) if pex < MAX_PEX_PER_DATAGRAM => {
                     pex += 1;
-                    ctx.found.push(SocketAddr::V6(a));
+                    self.out.found.push(SocketAddr::V6(a));
                 }
                 // Live streaming and certificate PEX are not spoken here.
                 _ => {}
@@ -122,7 +135,7 @@ impl Channel {
         // Hashes sent ahead of their DATA (RFC 7574 §5.3: INTEGRITY may
         // travel in earlier datagrams) wait as candidates in the tree.
         if !hashes.is_empty() && self.close.is_none() {
-            self.accept_hashes(swarm, ctx, &hashes);
+            self.accept_hashes(swarm, &hashes);
         }
     }
 
@@ -319,7 +332,7 @@ impl Channel {
             .requested_at
             .is_none_or(|at| ctx.now.saturating_since(at) >= crate::proto::choke::IDLE)
         {
-            ctx.rechoke = true;
+            self.out.rechoke = true;
         }
         self.requested_at = Some(ctx.now);
         // A choked peer's requests are void (RFC 7574 §3.9), and so are
@@ -363,7 +376,7 @@ impl Channel {
         let Some(range) = spec.to_chunks(swarm.chunk_size) else {
             return;
         };
-        if !self.accept_hashes(swarm, ctx, hashes) {
+        if !self.accept_hashes(swarm, hashes) {
             return;
         }
         let cs = swarm.chunk_size.bytes_usize();
@@ -388,12 +401,7 @@ impl Channel {
     /// offered, longest first (uncles can look like the peaks of a smaller
     /// tree, but they never hash up to the root): the tree decides whether
     /// the claim replaces the count held (`merkle/verify/claim.rs`).
-    fn accept_hashes(
-        &mut self,
-        swarm: &mut Swarm,
-        ctx: &mut Ctx<'_>,
-        hashes: &[(Bin, Hash)],
-    ) -> bool {
+    fn accept_hashes(&mut self, swarm: &mut Swarm, hashes: &[(Bin, Hash)]) -> bool {
         let Integrity::Partial(tree) = &mut swarm.integrity else {
             return true;
         };
@@ -418,7 +426,7 @@ impl Channel {
                     self.claimed = Some(n);
                     if before != Some(n) {
                         swarm.size_counts();
-                        ctx.size_learned = true;
+                        self.out.size_learned = true;
                     }
                     break;
                 }
@@ -426,14 +434,14 @@ impl Channel {
                 // once a chunk backs the count, an honest peer's uncles can
                 // no longer decompose it.
                 Err(VerifyError::BadPeaks) if before == Some(n) && tree.height_proven() => {
-                    self.reject(swarm, ctx);
+                    self.reject(swarm);
                     return false;
                 }
                 // Peaks that make the root but a count that what verified
                 // shows false.
                 Err(VerifyError::SizeMismatch { .. }) => {
                     self.claimed = Some(n);
-                    self.reject(swarm, ctx);
+                    self.reject(swarm);
                     return false;
                 }
                 Err(_) => {}
@@ -444,7 +452,7 @@ impl Channel {
         };
         for &(bin, hash) in uncles {
             if let Err(VerifyError::BadHash(_)) = tree.accept_uncle(bin, hash) {
-                self.reject(swarm, ctx);
+                self.reject(swarm);
                 return false;
             }
         }
@@ -498,21 +506,21 @@ impl Channel {
             // The chunk showed the content ends with it, below a claimed
             // count (`PartialTree::verify_chunk`).
             swarm.size_counts();
-            ctx.size_learned = true;
+            self.out.size_learned = true;
         }
         match verified {
             Ok(()) => {
                 if !height_known {
                     // The claim is backed now: the endpoint drops the peers
                     // whose claims it shows false.
-                    ctx.size_learned = true;
+                    self.out.size_learned = true;
                 }
                 if let Err(e) = swarm.storage.write_chunk(chunk, data) {
                     ctx.events.push_back(Event::StorageError {
                         swarm: self.swarm,
                         error: e.to_string(),
                     });
-                    self.release(ctx, chunk);
+                    self.release(chunk);
                     return;
                 }
                 swarm.on_verified(chunk, data.len(), self.peer);
@@ -562,29 +570,29 @@ impl Channel {
             ) => {
                 // Not the peer's fault for sure (an INTEGRITY may have been
                 // lost, the size is not settled yet): ask again.
-                self.release(ctx, chunk);
+                self.release(chunk);
             }
-            Err(e) if !self.at_fault(swarm, &e) => self.release(ctx, chunk),
-            Err(_) => self.reject(swarm, ctx),
+            Err(e) if !self.at_fault(swarm, &e) => self.release(chunk),
+            Err(_) => self.reject(swarm),
         }
     }
 
     /// Forget a chunk we asked this peer for so it is asked again.
-    fn release(&mut self, ctx: &mut Ctx<'_>, chunk: ChunkIndex) {
+    fn release(&mut self, chunk: ChunkIndex) {
         if self.outstanding.received(chunk).is_some() {
-            ctx.released.extend(ChunkRange::single(chunk));
+            self.out.released.extend(ChunkRange::single(chunk));
         }
     }
 
     /// The peer sent data or hashes that failed verification: drop it, count
     /// it, and have its chunks fetched elsewhere.
-    fn reject(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>) {
+    fn reject(&mut self, swarm: &mut Swarm) {
         self.stats.chunks_rejected += 1;
         swarm.stats.chunks_rejected += 1;
         swarm.stats.bad_peers += 1;
         swarm.peer_stats(self.peer).chunks_rejected += 1;
         let dropped = self.outstanding.clear();
-        ctx.released.extend(dropped.filled_runs());
+        self.out.released.extend(dropped.filled_runs());
         self.close(CloseReason::BadData, true);
     }
 

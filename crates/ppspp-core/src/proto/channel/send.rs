@@ -1,6 +1,6 @@
 //! What a channel puts in the next datagram to its peer.
 
-use super::{Channel, State};
+use super::{Channel, Outcome, State};
 use crate::bin::Bin;
 use std::collections::BTreeSet;
 
@@ -31,13 +31,19 @@ const PICK_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
 
 impl Channel {
     /// Writes the next datagram for this peer into `buf`; returns its length,
-    /// or `None` when there is nothing to send now.
+    /// or `None` when there is nothing to send now, and what the endpoint
+    /// has to do about it (which rate limit held a message back).
     pub fn poll_transmit(
         &mut self,
         swarm: &mut Swarm,
         ctx: &mut Ctx<'_>,
         buf: &mut [u8],
-    ) -> Option<usize> {
+    ) -> (Option<usize>, Outcome) {
+        let len = self.transmit(swarm, ctx, buf);
+        (len, std::mem::take(&mut self.out))
+    }
+
+    fn transmit(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>, buf: &mut [u8]) -> Option<usize> {
         let w = if self.close.is_some() {
             self.write_close(buf)
         } else {
@@ -382,7 +388,7 @@ impl Channel {
             None => have_room,
         };
         if affordable == 0 && have_room > 0 && ctx.download.is_some() {
-            ctx.download_blocked = Some(cs);
+            self.out.download_blocked = Some(cs);
         }
         // Pick in batches (a quarter window at a time), and not again soon
         // after a pick that found nothing.
@@ -541,7 +547,8 @@ impl Channel {
         }
         if let Some(bucket) = ctx.upload.as_deref_mut() {
             if !bucket.try_take(ctx.now, needed as u64) {
-                ctx.upload_blocked = Some(ctx.upload_blocked.unwrap_or(0).max(needed as u64));
+                self.out.upload_blocked =
+                    Some(self.out.upload_blocked.unwrap_or(0).max(needed as u64));
                 return;
             }
         }

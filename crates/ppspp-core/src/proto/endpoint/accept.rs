@@ -101,13 +101,13 @@ impl Endpoint {
             return;
         };
         // The rest of the datagram (HAVE, REQUEST) uses the options just read.
-        ch.on_messages(swarm, &mut ctx, messages, data.len(), false);
+        let out = ch.on_messages(swarm, &mut ctx, messages, data.len(), false);
         swarm.channels.insert(local);
         channels.insert(local, ch);
         super::trace::opened(handle, local, from, false);
         self.by_remote.insert((from, source), local);
         self.wake(local);
-        self.after_channel(now, handle, local, false);
+        self.after_channel(now, handle, local, out);
     }
 
     /// Whether a HANDSHAKE opening a channel is our own come back: its

@@ -8,25 +8,29 @@ use crate::binmap::Binmap;
 use crate::chunk::ChunkRange;
 use crate::pick::availability::Availability;
 use crate::proto::address::check_learned_address;
-use crate::proto::channel::State;
+use crate::proto::channel::{Outcome, State};
 use crate::proto::event::{CloseReason, Event};
 use crate::proto::SwarmHandle;
 use crate::time::Instant;
 use crate::wire::ChannelId;
 
 impl Endpoint {
-    /// What the endpoint does once a channel has handled an input.
+    /// What the endpoint does once a channel has handled an input, with
+    /// what the channel left for it (`out`).
     pub(super) fn after_channel(
         &mut self,
         now: Instant,
         handle: SwarmHandle,
         channel: ChannelId,
-        size_learned: bool,
+        out: Outcome,
     ) {
-        let released = std::mem::take(&mut self.released);
+        let Outcome {
+            released,
+            mut found,
+            size_learned,
+            ..
+        } = out;
         self.release(handle, channel, &released);
-        self.released = released;
-        self.released.clear();
         if let Some(swarm) = self.swarms.get_mut(handle) {
             let channels = self.channels.iter_mut().filter(|(_, c)| c.swarm == handle);
             crate::proto::fast::update(now, swarm, channels);
@@ -39,7 +43,6 @@ impl Endpoint {
         if size_learned || resized {
             self.recount_availability(handle);
         }
-        let mut found = std::mem::take(&mut self.found);
         // A peer may tell us our own address (libswift's PEX can name the
         // peer it answers), or addresses that are no peer's: a broadcast
         // address, or hosts on a private network it is not on.
@@ -60,8 +63,6 @@ impl Endpoint {
                 self.connect(now, handle, *addr);
             }
         }
-        self.found = found;
-        self.found.clear();
         self.notice_news(now, handle);
         self.check_progress(now, handle);
     }

@@ -23,7 +23,6 @@ use super::schedule::Schedule;
 use super::swarm::{Swarm, SwarmSetup};
 use super::turns::UploadTurns;
 use super::{Ctx, SwarmHandle};
-use crate::chunk::ChunkRange;
 use crate::time::Instant;
 use crate::wire::{decode_datagram, ChannelId, ChunkAddressing, SwarmParams};
 
@@ -84,8 +83,6 @@ pub struct Endpoint {
     choke: Box<dyn Choke>,
     refusals: VecDeque<(SocketAddr, ChannelId)>,
     stats: EndpointStats,
-    released: Vec<ChunkRange>,
-    found: Vec<SocketAddr>,
     /// Addresses at which we reach ourselves: never connected to.
     own_addresses: BTreeSet<SocketAddr>,
     /// Channels whose timers ran at the current instant (`timers.rs`).
@@ -131,8 +128,6 @@ impl Endpoint {
             cursor: ChannelId::ZERO,
             refusals: VecDeque::new(),
             stats: EndpointStats::default(),
-            released: Vec::new(),
-            found: Vec::new(),
             own_addresses: BTreeSet::new(),
             timers_run: TimersRun::default(),
         }
@@ -269,17 +264,15 @@ impl Endpoint {
         };
         let span = trace::channel_span(ch.swarm, dst, from).entered();
         tracing::trace!(len = data.len(), "datagram handled");
-        ch.on_messages(swarm, &mut ctx, messages, data.len(), true);
+        let out = ch.on_messages(swarm, &mut ctx, messages, data.len(), true);
         drop(span);
-        let malformed = ctx.malformed;
-        let size_learned = ctx.size_learned;
-        let rechoke = ctx.rechoke;
+        let rechoke = out.rechoke;
         let handle = ch.swarm;
-        if malformed > 0 {
+        if out.malformed > 0 {
             self.stats.count_drop(DropReason::Malformed);
         }
         self.wake(dst);
-        self.after_channel(now, handle, dst, size_learned);
+        self.after_channel(now, handle, dst, out);
         if rechoke {
             self.rechoke(now, handle);
         }
@@ -297,24 +290,21 @@ impl Endpoint {
                 // Left filed when marked due: it is polled anyway.
                 continue;
             }
-            let mut released = std::mem::take(ctx.released);
             let span = trace::channel_span(ch.swarm, id, ch.peer).entered();
             tracing::trace!("timer");
-            ch.on_timeout(&mut ctx, &mut released);
+            let out = ch.on_timeout(&mut ctx);
             drop(span);
             let handle = ch.swarm;
-            let late = std::mem::take(&mut ch.late);
-            self.released = released;
             self.timers_run.note(now, id);
             if let Some(s) = self.swarm_mut(handle) {
                 // Asked of two peers from now on: the second to answer
                 // hears CANCEL.
-                for r in late {
+                for &r in &out.late {
                     s.doubled.set(r);
                 }
             }
             self.wake(id);
-            self.after_channel(now, handle, id, false);
+            self.after_channel(now, handle, id, out);
         }
         for id in self.limits.ready(now) {
             self.wake(id);
@@ -448,13 +438,6 @@ impl Endpoint {
                 rng: &mut self.rng,
                 upload: self.limits.upload.bucket.as_mut(),
                 download: self.limits.download.bucket.as_mut(),
-                released: &mut self.released,
-                found: &mut self.found,
-                malformed: 0,
-                size_learned: false,
-                upload_blocked: None,
-                download_blocked: None,
-                rechoke: false,
                 sent: &mut self.stats.messages_sent,
             },
             &mut self.channels,

@@ -49,13 +49,13 @@ impl Endpoint {
                 continue;
             };
             let span = super::trace::channel_span(ch.swarm, id, ch.peer).entered();
-            let sent = ch.poll_transmit(swarm, &mut ctx, buf);
+            let (sent, out) = ch.poll_transmit(swarm, &mut ctx, buf);
             if let Some(len) = sent {
                 tracing::trace!(len, "datagram written");
             }
             drop(span);
             let (peer, handle) = (ch.peer, ch.swarm);
-            let (up, down) = (ctx.upload_blocked, ctx.download_blocked);
+            let (up, down) = (out.upload_blocked, out.download_blocked);
             self.stats.channel_polls += 1;
             self.limits.hold(id, up, down);
             match sent {
