@@ -28,12 +28,10 @@ pub(crate) fn update<'a>(
     let mut members: Vec<&'a mut Channel> = Vec::new();
     let mut ranked: Vec<(usize, f64)> = Vec::new();
     for (_, ch) in channels {
-        if ch.state != State::Established || ch.close.is_some() {
+        if ch.state() != State::Established || ch.is_closing() {
             continue;
         }
-        let rtt = ch.req_rtt.srtt().zip(ch.req_rtt.rttvar());
-        ch.link.update_stability(rtt);
-        if let Some(r) = ch.link.expected_bandwidth(ch.req_rtt.srtt()) {
+        if let Some(r) = ch.poll_expected_bandwidth() {
             ranked.push((members.len(), r));
         }
         members.push(ch);
@@ -41,17 +39,17 @@ pub(crate) fn update<'a>(
     if ranked.is_empty() {
         // Nobody measured yet: no set, every peer may serve urgent data.
         for ch in members {
-            ch.fast = None;
+            ch.set_fast(None);
         }
         swarm.fast_count = 0;
         return;
     }
     let n = select(&mut ranked, need);
     for ch in members.iter_mut() {
-        ch.fast = Some(false);
+        ch.set_fast(Some(false));
     }
     for &(i, _) in &ranked[..n] {
-        members[i].fast = Some(true);
+        members[i].set_fast(Some(true));
     }
     swarm.fast_count = n as u64;
 }

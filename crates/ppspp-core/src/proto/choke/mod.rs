@@ -58,15 +58,7 @@ policy_names!(Choking, "choking", {
 
 /// Chokes or unchokes the peer of `ch`, marking the change to be sent.
 fn set_choke(ch: &mut Channel, choke: bool, now: Instant) {
-    if ch.choking_remote == choke {
-        return;
-    }
-    ch.choking_remote = choke;
-    ch.choke_dirty = true;
-    ch.choke_changed = now;
-    if choke {
-        // A choked peer's requests are dropped (RFC 7574 §3.9); it asks
-        // again once unchoked.
-        ch.uploads.clear();
-    }
+    // A choked peer's requests are dropped (RFC 7574 §3.9); it asks again
+    // once unchoked (`Channel::set_choke`).
+    ch.set_choke(choke, now);
 }

@@ -70,21 +70,21 @@ impl Choke for Rotation {
 fn rechoke(now: Instant, slots: usize, channels: &mut dyn Iterator<Item = &mut Channel>) {
     let mut interested: Vec<&mut Channel> = Vec::new();
     for ch in channels {
-        if ch.state != State::Established || ch.close.is_some() {
+        if ch.state() != State::Established || ch.is_closing() {
             continue;
         }
         // Idle since its last request or its unchoke, whichever is later.
-        let idle = ch.requested_at.is_some_and(|at| {
-            !ch.choking_remote && now.saturating_since(at.max(ch.choke_changed)) >= IDLE
+        let idle = ch.requested_at().is_some_and(|at| {
+            !ch.choking_remote() && now.saturating_since(at.max(ch.choke_changed())) >= IDLE
         });
         if idle {
             // It gave its slot up unasked: when it asks again it is a
             // newcomer again (below), not the last in the queue.
-            ch.had_slot = false;
+            ch.forget_slot();
         }
-        if ch.requested_at.is_some() && !ch.remote_complete && !idle {
+        if ch.requested_at().is_some() && !ch.remote_complete() && !idle {
             interested.push(ch);
-        } else if ch.choking_remote {
+        } else if ch.choking_remote() {
             // Nothing to serve it: back to the unchoked default.
             set_choke(ch, false, now);
         }
@@ -96,38 +96,42 @@ fn rechoke(now: Instant, slots: usize, channels: &mut dyn Iterator<Item = &mut C
         return;
     }
     // Unchoked longest first, then choked longest first.
-    interested.sort_by_key(|ch| (ch.choking_remote, ch.choke_changed, ch.local));
-    let unchoked = interested.iter().filter(|ch| !ch.choking_remote).count();
+    interested.sort_by_key(|ch| (ch.choking_remote(), ch.choke_changed(), ch.local()));
+    let unchoked = interested.iter().filter(|ch| !ch.choking_remote()).count();
     let waiting = interested.len() - unchoked;
     let mut plan: BTreeMap<ChannelId, bool> = BTreeMap::new();
     // Too many unchoked (the limit fell, or peers turned interested): the
     // newest ones give their slots back.
     for ch in interested
         .iter()
-        .filter(|ch| !ch.choking_remote)
+        .filter(|ch| !ch.choking_remote())
         .skip(slots)
     {
-        plan.insert(ch.local, true);
+        plan.insert(ch.local(), true);
     }
     let mut free = slots.saturating_sub(unchoked);
     // Rotation: the longest-unchoked yields to the longest-choked.
     if free == 0 && waiting > 0 {
-        if let Some(oldest) = interested.iter().find(|ch| !ch.choking_remote) {
-            if now.saturating_since(oldest.choke_changed) >= ROTATION {
-                plan.insert(oldest.local, true);
+        if let Some(oldest) = interested.iter().find(|ch| !ch.choking_remote()) {
+            if now.saturating_since(oldest.choke_changed()) >= ROTATION {
+                plan.insert(oldest.local(), true);
                 free = 1;
             }
         }
     }
-    for ch in interested.iter().filter(|ch| ch.choking_remote).take(free) {
-        plan.insert(ch.local, false);
+    for ch in interested
+        .iter()
+        .filter(|ch| ch.choking_remote())
+        .take(free)
+    {
+        plan.insert(ch.local(), false);
     }
     newcomers_first(now, &interested, &mut plan);
     for ch in interested {
-        if let Some(&choke) = plan.get(&ch.local) {
+        if let Some(&choke) = plan.get(&ch.local()) {
             set_choke(ch, choke, now);
         }
-        ch.had_slot |= !ch.choking_remote;
+        ch.note_slot();
     }
 }
 
@@ -140,30 +144,32 @@ fn newcomers_first(
     plan: &mut BTreeMap<ChannelId, bool>,
 ) {
     let choked = |ch: &Channel, plan: &BTreeMap<ChannelId, bool>| {
-        plan.get(&ch.local).copied().unwrap_or(ch.choking_remote)
+        plan.get(&ch.local())
+            .copied()
+            .unwrap_or(ch.choking_remote())
     };
     let mut holders: Vec<&Channel> = interested
         .iter()
         .map(|ch| &**ch)
         .filter(|ch| {
             !choked(ch, plan)
-                && !ch.choking_remote
-                && ch.had_slot
-                && now.saturating_since(ch.choke_changed) >= NEWCOMER_HOLD
+                && !ch.choking_remote()
+                && ch.had_slot()
+                && now.saturating_since(ch.choke_changed()) >= NEWCOMER_HOLD
         })
         .collect();
     // Unchoked longest last, to pop first.
-    holders.sort_by_key(|ch| std::cmp::Reverse((ch.choke_changed, ch.local)));
+    holders.sort_by_key(|ch| std::cmp::Reverse((ch.choke_changed(), ch.local())));
     let newcomers: Vec<ChannelId> = interested
         .iter()
-        .filter(|ch| !ch.had_slot && choked(ch, plan))
-        .map(|ch| ch.local)
+        .filter(|ch| !ch.had_slot() && choked(ch, plan))
+        .map(|ch| ch.local())
         .collect();
     for newcomer in newcomers {
         let Some(holder) = holders.pop() else {
             break;
         };
-        plan.insert(holder.local, true);
+        plan.insert(holder.local(), true);
         plan.insert(newcomer, false);
     }
 }

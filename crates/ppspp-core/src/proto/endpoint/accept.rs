@@ -5,7 +5,6 @@ use std::net::SocketAddr;
 
 use super::{Endpoint, MAX_PENDING_REFUSALS};
 use crate::proto::channel::{check_options, Channel, Opening, State};
-use crate::proto::config::Compat;
 use crate::proto::event::{CloseReason, DropReason};
 use crate::proto::SwarmHandle;
 use crate::time::Instant;
@@ -31,14 +30,10 @@ impl Endpoint {
             // A retransmitted handshake: answer again, within what it adds to
             // the anti-amplification budget.
             if let Some(ch) = self.channels.get_mut(&local) {
-                ch.bytes_in += data.len() as u64;
-                if ch.state == State::Responding {
-                    ch.reply_due = true;
-                    // Our answer was lost, and the HAVEs that rode on it:
-                    // send them again, or the initiator never learns what
-                    // we have (a complete seeder announces nothing else).
-                    ch.have_sweep = Some(0);
-                }
+                // Our answer was lost, and the HAVEs that rode on it:
+                // send them again, or the initiator never learns what
+                // we have (a complete seeder announces nothing else).
+                ch.handle_retransmitted_opening(data.len());
             }
             self.wake(local);
             return;
@@ -94,9 +89,7 @@ impl Endpoint {
                 cancel_log_len: cancel_log,
             },
         );
-        ch.remote = source;
-        ch.reply_due = true;
-        ch.extended_options = offer.extended && !matches!(ctx.config.compat, Compat::Libswift);
+        ch.handle_opening(source, &offer, ctx.config.compat);
         let Some(swarm) = swarms.get_mut(handle) else {
             return;
         };
@@ -122,12 +115,12 @@ impl Endpoint {
         handle: Option<SwarmHandle>,
     ) -> bool {
         let Some(ch) = self.channels.get_mut(&source).filter(|c| {
-            c.state == State::Initiating && Some(c.swarm) == handle && c.close.is_none()
+            c.state() == State::Initiating && Some(c.swarm()) == handle && !c.is_closing()
         }) else {
             return false;
         };
         ch.close(CloseReason::OwnAddress, false);
-        let target = ch.peer;
+        let target = ch.peer();
         self.own_addresses.insert(target);
         self.own_addresses.insert(from);
         self.stats.own_address_handshakes += 1;

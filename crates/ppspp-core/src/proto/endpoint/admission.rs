@@ -33,10 +33,10 @@ impl Endpoint {
             .channels
             .iter()
             .filter_map(|id| self.channels.get(id))
-            .filter(|c| c.close.is_none());
+            .filter(|c| !c.is_closing());
         let (mut open, mut half_open) = (0, 0);
         for c in live {
-            if c.state == State::Responding {
+            if c.state() == State::Responding {
                 half_open += 1;
             } else {
                 open += 1;
@@ -61,18 +61,18 @@ impl Endpoint {
             .channels
             .iter()
             .filter_map(|id| self.channels.get(id).map(|c| (id, c)))
-            .filter(|(_, c)| c.state == State::Responding && c.close.is_none())
-            .min_by_key(|(id, c)| (c.created, **id))
+            .filter(|(_, c)| c.state() == State::Responding && !c.is_closing())
+            .min_by_key(|(id, c)| (c.created(), **id))
             .map(|(id, _)| *id);
         let Some(ch) = oldest.and_then(|id| self.channels.get_mut(&id)) else {
             return false;
         };
-        if now.saturating_since(ch.created) < HALF_OPEN_EVICTABLE {
+        if now.saturating_since(ch.created()) < HALF_OPEN_EVICTABLE {
             return false;
         }
         ch.close(CloseReason::HandshakeTimeout, false);
         self.stats.half_open_evicted += 1;
-        let id = ch.local;
+        let id = ch.local();
         self.wake(id);
         true
     }
@@ -85,8 +85,8 @@ impl Endpoint {
         let Some(handle) = self
             .channels
             .get(&dst)
-            .filter(|c| c.peer == from && c.close.is_none() && c.state == State::Responding)
-            .map(|c| c.swarm)
+            .filter(|c| c.peer() == from && !c.is_closing() && c.state() == State::Responding)
+            .map(|c| c.swarm())
         else {
             return;
         };

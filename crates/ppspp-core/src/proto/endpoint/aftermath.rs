@@ -9,7 +9,7 @@ use crate::chunk::ChunkRange;
 use crate::pick::availability::Availability;
 use crate::proto::address::check_learned_address;
 use crate::proto::channel::{Outcome, State};
-use crate::proto::event::{CloseReason, Event};
+use crate::proto::event::Event;
 use crate::proto::SwarmHandle;
 use crate::time::Instant;
 use crate::wire::ChannelId;
@@ -32,7 +32,10 @@ impl Endpoint {
         } = out;
         self.release(handle, channel, &released);
         if let Some(swarm) = self.swarms.get_mut(handle) {
-            let channels = self.channels.iter_mut().filter(|(_, c)| c.swarm == handle);
+            let channels = self
+                .channels
+                .iter_mut()
+                .filter(|(_, c)| c.swarm() == handle);
             crate::proto::fast::update(now, swarm, channels);
         }
         // A count learned, or a tentative one whose height a chunk has
@@ -47,7 +50,7 @@ impl Endpoint {
         // peer it answers), or addresses that are no peer's: a broadcast
         // address, or hosts on a private network it is not on.
         found.retain(|a| !self.own_addresses.contains(a));
-        let source = self.channels.get(&channel).map(|c| c.peer);
+        let source = self.channels.get(&channel).map(|c| c.peer());
         let before = found.len();
         found.retain(|a| source.is_some_and(|s| check_learned_address(*a, s).is_ok()));
         self.stats.pex_addresses_refused += (before - found.len()) as u64;
@@ -81,16 +84,16 @@ impl Endpoint {
                 let Some(ch) = self.channels.get_mut(&id) else {
                     continue;
                 };
-                ch.awaits_haves = false;
+                ch.set_awaits_haves(false);
                 if !self.schedule.is_due(id) {
                     let next = ch.next_deadline(&self.config, now, log);
-                    self.schedule.settle(id, &mut ch.filed, next);
+                    self.schedule.settle(id, ch.filed_mut(), next);
                 }
             }
         }
         if swarm.cancel_log.len() > swarm.cancel_log_seen {
             swarm.cancel_log_seen = swarm.cancel_log.len();
-            self.wake_swarm(handle, |c| c.outstanding.count() > 0);
+            self.wake_swarm(handle, |c| c.outstanding().count() > 0);
         }
     }
 
@@ -102,13 +105,13 @@ impl Endpoint {
             self.schedule.forget(id, None);
             return;
         };
-        let Some(swarm) = self.swarms.get_mut(ch.swarm) else {
-            self.schedule.forget(id, ch.filed.take());
+        let Some(swarm) = self.swarms.get_mut(ch.swarm()) else {
+            self.schedule.forget(id, ch.filed_mut().take());
             return;
         };
         let log = swarm.have_log.len();
         let mut next = ch.next_deadline(&self.config, now, log);
-        let stale = next.is_some_and(|t| t <= now) && ch.close.is_none();
+        let stale = next.is_some_and(|t| t <= now) && !ch.is_closing();
         if stale && self.timers_run.ran(now, id) {
             // Its timer ran at `now` and it has nothing to send: asking for
             // `now` again would have the driver spin (`timers.rs`).
@@ -116,16 +119,16 @@ impl Endpoint {
             super::trace::stale(id);
             next = Some(now + super::timers::STALE_RETRY);
         }
-        self.schedule.settle(id, &mut ch.filed, next);
-        if ch.close.is_some() {
+        self.schedule.settle(id, ch.filed_mut(), next);
+        if ch.is_closing() {
             self.closing.insert(id);
         }
-        if !ch.awaits_haves
-            && ch.state == State::Established
-            && ch.close.is_none()
+        if !ch.awaits_haves()
+            && ch.state() == State::Established
+            && !ch.is_closing()
             && !ch.haves_pending(log)
         {
-            ch.awaits_haves = true;
+            ch.set_awaits_haves(true);
             swarm.have_waiters.push(id);
         }
     }
@@ -148,7 +151,7 @@ impl Endpoint {
         for id in swarm.channels.iter().filter(|id| **id != except) {
             if let Some(ch) = self.channels.get(id) {
                 for &r in ranges {
-                    for run in ch.outstanding.chunks().filled_runs_in(r) {
+                    for run in ch.outstanding().chunks().filled_runs_in(r) {
                         still.set(run);
                     }
                 }
@@ -162,7 +165,7 @@ impl Endpoint {
             swarm.retake(r);
         }
         // The chunks are pickable again: every channel may ask for them.
-        self.wake_swarm(handle, |c| c.state == State::Established);
+        self.wake_swarm(handle, |c| c.state() == State::Established);
     }
 
     /// Once the chunk count is known or changes, count every peer's chunks
@@ -182,32 +185,17 @@ impl Endpoint {
         }
         for id in swarm.channels.clone() {
             if let Some(ch) = self.channels.get_mut(&id) {
-                let refuted = ch.claimed.is_some_and(|c| {
+                let refuted = ch.claimed().is_some_and(|c| {
                     let tree = swarm.integrity.partial();
                     tree.is_some_and(|t| t.refutes(c))
                 });
-                if ch.close.is_none() && refuted {
+                if !ch.is_closing() && refuted {
                     // Its peaks made the root but claimed a size that what
                     // verified since shows false (`PartialTree::refutes`);
                     // closing bans it, and its requests go elsewhere.
-                    ch.stats.chunks_rejected += 1;
-                    swarm.stats.bad_peers += 1;
-                    swarm.peer_stats(ch.peer).chunks_rejected += 1;
-                    ch.close(CloseReason::BadData, true);
+                    ch.handle_refuted(swarm);
                 }
-                ch.remote_complete = false;
-                if let Some(all) = ChunkRange::with_len(0u64, n) {
-                    let runs: Vec<ChunkRange> = ch.remote_has.filled_runs_in(all).collect();
-                    // What the peer announced past the end is dropped: its
-                    // chunk set is now bounded by the content
-                    // (`channel/announce.rs`).
-                    ch.remote_has = Binmap::new();
-                    for r in runs {
-                        ch.remote_has.set(r);
-                        swarm.availability.add(r);
-                    }
-                }
-                ch.check_remote_complete(swarm);
+                ch.recount_remote_has(swarm, n);
             }
         }
     }

@@ -181,7 +181,7 @@ impl Endpoint {
         let exists = s
             .channels
             .iter()
-            .any(|c| self.channels.get(c).is_some_and(|ch| ch.peer == peer));
+            .any(|c| self.channels.get(c).is_some_and(|ch| ch.peer() == peer));
         let unusable = match check_peer_address(peer) {
             Err(why) => Some(CloseReason::Unusable(why)),
             Ok(()) if self.is_own_address(peer) => Some(CloseReason::OwnAddress),
@@ -250,24 +250,24 @@ impl Endpoint {
         let (mut ctx, channels, swarms, _) = self.parts(now);
         let Some(ch) = channels
             .get_mut(&dst)
-            .filter(|c| c.peer == from && c.close.is_none())
+            .filter(|c| c.peer() == from && !c.is_closing())
         else {
             self.stats.count_drop(DropReason::UnknownChannel);
             return;
         };
-        let Some(swarm) = swarms.get_mut(ch.swarm) else {
+        let Some(swarm) = swarms.get_mut(ch.swarm()) else {
             return;
         };
-        let Ok((_, messages)) = decode_datagram(data, ch.params) else {
+        let Ok((_, messages)) = decode_datagram(data, ch.params()) else {
             self.stats.count_drop(DropReason::Undecodable);
             return;
         };
-        let span = trace::channel_span(ch.swarm, dst, from).entered();
+        let span = trace::channel_span(ch.swarm(), dst, from).entered();
         tracing::trace!(len = data.len(), "datagram handled");
         let out = ch.on_messages(swarm, &mut ctx, messages, data.len(), true);
         drop(span);
         let rechoke = out.rechoke;
-        let handle = ch.swarm;
+        let handle = ch.swarm();
         if out.malformed > 0 {
             self.stats.count_drop(DropReason::Malformed);
         }
@@ -285,16 +285,16 @@ impl Endpoint {
             let Some(ch) = channels.get_mut(&id) else {
                 continue;
             };
-            ch.filed = None;
+            *ch.filed_mut() = None;
             if schedule.is_due(id) {
                 // Left filed when marked due: it is polled anyway.
                 continue;
             }
-            let span = trace::channel_span(ch.swarm, id, ch.peer).entered();
+            let span = trace::channel_span(ch.swarm(), id, ch.peer()).entered();
             tracing::trace!("timer");
             let out = ch.on_timeout(&mut ctx);
             drop(span);
-            let handle = ch.swarm;
+            let handle = ch.swarm();
             self.timers_run.note(now, id);
             if let Some(s) = self.swarm_mut(handle) {
                 // Asked of two peers from now on: the second to answer
@@ -372,17 +372,17 @@ impl Endpoint {
         if let Some(s) = self.swarm_mut(handle) {
             s.next_rechoke = now + ROTATION / 3;
         }
-        let mut channels = self.channels.values_mut().filter(|c| c.swarm == handle);
+        let mut channels = self.channels.values_mut().filter(|c| c.swarm() == handle);
         let _span = trace::swarm_span(handle).entered();
         self.choke.rechoke(now, slots, &mut channels);
-        self.wake_swarm(handle, |c| c.choke_dirty);
+        self.wake_swarm(handle, |c| c.choke_dirty());
     }
 
     /// Marks channel `id` due: something about it changed.
     fn wake(&mut self, id: ChannelId) {
         if let Some(ch) = self.channels.get_mut(&id) {
             self.schedule.mark_due(id);
-            if ch.close.is_some() {
+            if ch.is_closing() {
                 self.closing.insert(id);
             }
         }

@@ -95,7 +95,7 @@ impl Endpoint {
         if let Some(s) = self.swarms.get(swarm) {
             for id in &s.channels {
                 if let Some(ch) = self.channels.get_mut(id) {
-                    ch.pick_idle_until = Instant::ZERO;
+                    ch.handle_pick_news();
                 }
             }
         }
@@ -111,8 +111,8 @@ impl Endpoint {
         s.channels
             .iter()
             .filter_map(|id| self.channels.get(id))
-            .filter(|c| c.fast == Some(true))
-            .map(|c| c.peer)
+            .filter(|c| c.fast() == Some(true))
+            .map(|c| c.peer())
             .collect()
     }
 
@@ -141,7 +141,7 @@ impl Endpoint {
     pub fn announced_bytes(&self) -> usize {
         self.channels
             .values()
-            .map(|c| c.remote_has.heap_bytes())
+            .map(|c| c.remote_has().heap_bytes())
             .sum()
     }
 

@@ -21,7 +21,7 @@ impl Endpoint {
         let ids: Vec<ChannelId> = s.channels.iter().copied().collect();
         for id in ids {
             if let Some(ch) = self.channels.get_mut(&id) {
-                ch.close(CloseReason::Local, ch.state != State::Initiating);
+                ch.close(CloseReason::Local, ch.state() != State::Initiating);
             }
             self.wake(id);
         }
@@ -36,7 +36,7 @@ impl Endpoint {
         let done: Vec<ChannelId> = self
             .closing
             .iter()
-            .filter(|id| self.channels.get(id).is_none_or(|c| !c.close_notify))
+            .filter(|id| self.channels.get(id).is_none_or(|c| !c.close_notify()))
             .copied()
             .collect();
         for id in done {
@@ -44,39 +44,39 @@ impl Endpoint {
             let Some(mut ch) = self.channels.remove(&id) else {
                 continue;
             };
-            self.schedule.forget(id, ch.filed);
-            self.by_remote.remove(&(ch.peer, ch.remote));
-            let outstanding = ch.outstanding.clear();
+            self.schedule.forget(id, ch.filed());
+            self.by_remote.remove(&(ch.peer(), ch.remote()));
+            let outstanding = ch.clear_outstanding();
             let runs: Vec<ChunkRange> = outstanding.filled_runs().collect();
-            if let Some(swarm) = self.swarms.get_mut(ch.swarm) {
+            if let Some(swarm) = self.swarms.get_mut(ch.swarm()) {
                 swarm.channels.remove(&id);
-                if ch.state == State::Established {
-                    swarm.peers.remove(&ch.peer);
+                if ch.state() == State::Established {
+                    swarm.peers.remove(&ch.peer());
                 }
-                if ch.awaits_haves {
+                if ch.awaits_haves() {
                     // A swarm whose chunks never change (a seeder's) never
                     // drains the list: keep it to live channels.
                     swarm.have_waiters.retain(|w| *w != id);
                 }
                 ch.forget_availability(swarm);
             }
-            self.release(ch.swarm, id, &runs);
-            if ch.choking_remote || ch.requested_at.is_some() {
-                if let Some(swarm) = self.swarms.get_mut(ch.swarm) {
+            self.release(ch.swarm(), id, &runs);
+            if ch.choking_remote() || ch.requested_at().is_some() {
+                if let Some(swarm) = self.swarms.get_mut(ch.swarm()) {
                     // A slot may have come free: look again soon.
                     swarm.next_rechoke = Instant::ZERO;
                 }
             }
-            let reason = ch.close.take().unwrap_or(CloseReason::Local);
+            let reason = ch.take_close_reason().unwrap_or(CloseReason::Local);
             if reason == CloseReason::BadData {
-                if let Some(swarm) = self.swarms.get_mut(ch.swarm) {
-                    swarm.banned.insert(ch.peer);
+                if let Some(swarm) = self.swarms.get_mut(ch.swarm()) {
+                    swarm.banned.insert(ch.peer());
                 }
             }
-            super::trace::closed(ch.swarm, id, ch.peer, &reason);
+            super::trace::closed(ch.swarm(), id, ch.peer(), &reason);
             self.events.push_back(Event::Closed {
-                swarm: ch.swarm,
-                peer: ch.peer,
+                swarm: ch.swarm(),
+                peer: ch.peer(),
                 reason,
             });
         }

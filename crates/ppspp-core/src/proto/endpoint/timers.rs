@@ -117,7 +117,7 @@ mod guard_tests {
         ep.timers_run.note(now, id);
         ep.settle(now, id);
         assert_eq!(ep.stats.stale_deadlines, 1);
-        assert_eq!(ep.channels[&id].filed, Some(now + STALE_RETRY));
+        assert_eq!(ep.channels[&id].filed(), Some(now + STALE_RETRY));
         while ep.poll_event().is_some() {}
         assert_eq!(ep.poll_timeout(now), Some(now + STALE_RETRY));
         // Without its timer having run, the same deadline is work to do.

@@ -44,23 +44,23 @@ impl Endpoint {
                 schedule.forget(id, None);
                 continue;
             };
-            let Some(swarm) = swarms.get_mut(ch.swarm) else {
-                schedule.forget(id, ch.filed.take());
+            let Some(swarm) = swarms.get_mut(ch.swarm()) else {
+                schedule.forget(id, ch.filed_mut().take());
                 continue;
             };
-            let span = super::trace::channel_span(ch.swarm, id, ch.peer).entered();
+            let span = super::trace::channel_span(ch.swarm(), id, ch.peer()).entered();
             let (sent, out) = ch.poll_transmit(swarm, &mut ctx, buf);
             if let Some(len) = sent {
                 tracing::trace!(len, "datagram written");
             }
             drop(span);
-            let (peer, handle) = (ch.peer, ch.swarm);
+            let (peer, handle) = (ch.peer(), ch.swarm());
             let (up, down) = (out.upload_blocked, out.download_blocked);
             self.stats.channel_polls += 1;
             self.limits.hold(id, up, down);
             match sent {
                 Some(len) => {
-                    if self.channels.get(&id).is_some_and(|c| c.close.is_some()) {
+                    if self.channels.get(&id).is_some_and(|c| c.is_closing()) {
                         self.closing.insert(id);
                     }
                     break (id, peer, len, handle);
@@ -69,7 +69,7 @@ impl Endpoint {
             }
         };
         let channels = &self.channels;
-        let queued = || channels.get(&id).map_or(0, |c| c.uploads.chunks());
+        let queued = || channels.get(&id).map_or(0, |c| c.queued_chunks());
         self.turns.on_sent(id, self.cursor, &queued);
         self.cursor = id;
         // Requests picked while writing may have moved bookkeeping.

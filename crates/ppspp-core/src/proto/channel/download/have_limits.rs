@@ -7,8 +7,8 @@
 //! started from a bare swarm id), by a fixed allowance. HAVEs past either
 //! are misbehaviour: counted, and a peer that keeps sending them is closed.
 
-use super::Channel;
 use crate::chunk::ChunkRange;
+use crate::proto::channel::Channel;
 use crate::proto::event::CloseReason;
 use crate::proto::swarm::Swarm;
 use crate::proto::ProtocolViolation;
@@ -25,14 +25,18 @@ pub(crate) const MAX_HAVES_REFUSED: u64 = 4096;
 
 impl Channel {
     /// Whether the peer's chunk set may grow by `range`.
-    pub(super) fn may_record_has(&self, swarm: &Swarm, range: ChunkRange) -> bool {
+    pub(in crate::proto::channel) fn may_record_has(
+        &self,
+        swarm: &Swarm,
+        range: ChunkRange,
+    ) -> bool {
         swarm.counted_chunk_count().is_some()
-            || self.remote_has.heap_bytes() < MAX_UNSIZED_HAVE_BYTES
-            || self.remote_has.is_filled(range)
+            || self.down.remote_has.heap_bytes() < MAX_UNSIZED_HAVE_BYTES
+            || self.down.remote_has.is_filled(range)
     }
 
     /// A HAVE we do not record: counted against the peer.
-    pub(super) fn refuse_have(&mut self, swarm: &mut Swarm) {
+    pub(in crate::proto::channel) fn refuse_have(&mut self, swarm: &mut Swarm) {
         self.stats.haves_refused += 1;
         swarm.stats.haves_refused += 1;
         swarm.peer_stats(self.peer).haves_refused += 1;

@@ -1,0 +1,82 @@
+//! What a channel keeps to tell its peer what we have and what we no
+//! longer want: the first sweep of HAVEs and the cursor into the swarm's
+//! have-log (RFC 7574 §3.2), and PEX (§3.10).
+
+use crate::time::Instant;
+
+mod haves;
+
+/// One channel's announcements. The HAVE and PEX writers (`haves.rs`) sit
+/// in this module, so the fields stay private to it.
+#[derive(Debug)]
+pub(crate) struct Announce {
+    /// Where the first sweep of HAVEs over what we had when the channel
+    /// opened stands (`None` when done).
+    have_sweep: Option<u64>,
+    /// How far into the swarm's `have_log` we have sent HAVEs…
+    have_cursor: usize,
+    /// When HAVEs last went out (see `EndpointConfig::have_interval`).
+    last_have: Instant,
+    pex_requested: bool,
+    pex_reply_due: bool,
+}
+
+impl Announce {
+    /// Everything we have is news to the peer; the logs are read from
+    /// where they stand.
+    pub fn new(now: Instant, have_log_len: usize) -> Announce {
+        Announce {
+            have_sweep: Some(0),
+            have_cursor: have_log_len,
+            last_have: now,
+            pex_requested: false,
+            pex_reply_due: false,
+        }
+    }
+
+    /// Whether HAVEs wait to be sent (to a peer that lacks chunks), with
+    /// the swarm's have-log at `have_log_len`.
+    pub fn haves_pending(&self, have_log_len: usize) -> bool {
+        self.have_sweep.is_some() || self.have_cursor < have_log_len
+    }
+
+    /// When HAVEs last went out.
+    pub fn last_have(&self) -> Instant {
+        self.last_have
+    }
+
+    /// HAVEs went out at `now`.
+    pub fn handle_haves_sent(&mut self, now: Instant) {
+        self.last_have = now;
+    }
+
+    /// Our answer to the peer's HANDSHAKE was lost, and the HAVEs that
+    /// rode on it: sweep again, or the initiator never learns what we have
+    /// (a complete seeder announces nothing else).
+    pub fn handle_resweep(&mut self) {
+        self.have_sweep = Some(0);
+    }
+
+    /// The peer asked for addresses (PEX_REQ).
+    pub fn handle_pex_request(&mut self) {
+        self.pex_reply_due = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn haves_are_pending_until_swept_and_caught_up() {
+        let mut a = Announce::new(Instant::ZERO, 3);
+        assert!(a.haves_pending(3), "the first sweep");
+        a.have_sweep = None;
+        assert!(!a.haves_pending(3));
+        assert!(a.haves_pending(4), "a chunk verified since");
+        a.handle_resweep();
+        assert!(a.haves_pending(3));
+        a.handle_pex_request();
+        assert!(a.pex_reply_due);
+    }
+}

@@ -1,0 +1,175 @@
+//! What a channel keeps to upload to its peer: the requests queued, the
+//! DATA in flight with the congestion window and round trip that steer
+//! it (RFC 6817 LEDBAT by default), the pacer, and the chunks whose hashes
+//! went out ahead of their DATA (RFC 7574 §5.3).
+
+use std::collections::BTreeSet;
+
+use crate::cc::{AckSample, CongestionController, RttEstimator};
+use crate::chunk::{ChunkIndex, ChunkRange};
+use crate::proto::pacer::Pacer;
+use crate::proto::sent::InFlight;
+use crate::proto::upload::{QueueFull, UploadQueue};
+use crate::time::Instant;
+
+mod data;
+
+/// One channel's upload side. The DATA writer (`data.rs`) sits in this
+/// module, so the fields stay private to it.
+pub(crate) struct Upload {
+    queue: UploadQueue,
+    inflight: InFlight,
+    cc: Box<dyn CongestionController>,
+    rtt: RttEstimator,
+    pacer: Pacer,
+    /// Chunks whose hashes went out ahead of their DATA.
+    ahead: BTreeSet<ChunkIndex>,
+    /// When the pacer lets the next DATA go (for the timer).
+    next_data_at: Instant,
+}
+
+impl Upload {
+    /// Nothing asked yet; DATA steered by `cc`.
+    pub fn new(now: Instant, cc: Box<dyn CongestionController>) -> Upload {
+        Upload {
+            queue: UploadQueue::default(),
+            inflight: InFlight::default(),
+            cc,
+            rtt: RttEstimator::default(),
+            pacer: Pacer::new(now),
+            ahead: BTreeSet::new(),
+            next_data_at: now,
+        }
+    }
+
+    /// Chunks queued for the peer.
+    pub fn queued_chunks(&self) -> u64 {
+        self.queue.chunks()
+    }
+
+    /// Bytes of DATA in flight.
+    pub fn flight_bytes(&self) -> u64 {
+        self.inflight.bytes()
+    }
+
+    /// Queues `range`, requested by the peer.
+    pub fn handle_request(
+        &mut self,
+        range: ChunkRange,
+        max_ranges: usize,
+    ) -> Result<u64, QueueFull> {
+        self.queue.push(range, max_ranges)
+    }
+
+    /// Drops every queued request (the peer is choked, or its requests
+    /// overflowed the queue and are voided, RFC 7574 §3.9).
+    pub fn handle_void(&mut self) {
+        self.queue.clear();
+    }
+
+    /// The peer has `range` (HAVE) or does not want it (CANCEL): it leaves
+    /// the queue.
+    pub fn handle_cancel(&mut self, range: ChunkRange) {
+        self.queue.cancel(range);
+    }
+
+    /// The peer announced `range`: DATA of it in flight arrived.
+    pub fn handle_have(&mut self, range: ChunkRange) {
+        self.inflight.on_have(range);
+    }
+
+    /// The peer acknowledged `range` at `now` with one-way `delay`
+    /// (RFC 7574 §8.7): the round trip, the window and losses follow.
+    pub fn handle_ack(&mut self, now: Instant, range: ChunkRange, delay: i64) {
+        let flight = self.inflight.bytes();
+        let out = self.inflight.on_ack(range, now);
+        if let Some(rtt) = out.rtt {
+            self.rtt.on_sample(rtt);
+        }
+        if out.acked_bytes > 0 {
+            let sample = AckSample {
+                bytes: out.acked_bytes,
+                one_way_delay: Some(delay),
+                rtt: out.rtt,
+                flight,
+            };
+            self.cc.on_ack(now, &sample);
+        }
+        if out.lost_bytes > 0 {
+            self.cc.on_loss(now, out.lost_bytes);
+        }
+    }
+
+    /// The retransmission timer: the whole flight at once (see
+    /// `InFlight::on_rto`) restarts the window and backs the timer off.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        if self.inflight.on_rto(now, self.rtt.rto()) > 0 {
+            self.cc.on_timeout(now);
+            self.rtt.on_timeout();
+        }
+    }
+
+    /// The upload side's timers as seen at `now`: the flight's timeout, and
+    /// paced DATA waiting for its time (not when the window or the upload
+    /// limit holds it: an ACK or the limiter wakes us then).
+    pub fn next_deadline(&self, now: Instant) -> Option<Instant> {
+        let mut t = Instant::MAX;
+        if let Some(o) = self.inflight.oldest() {
+            t = t.min(o + self.rtt.rto());
+        }
+        if !self.queue.is_empty() && self.next_data_at > now {
+            t = t.min(self.next_data_at);
+        }
+        (t != Instant::MAX).then_some(t)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::cc::CongestionControl;
+    use std::time::Duration;
+
+    const MSS: u64 = 1088;
+
+    fn fresh() -> Upload {
+        Upload::new(Instant::ZERO, CongestionControl::default().build(MSS))
+    }
+
+    fn r(a: u64, b: u64) -> ChunkRange {
+        ChunkRange::new(a, b).unwrap()
+    }
+
+    #[test]
+    fn requests_queue_until_voided_or_cancelled() {
+        let mut u = fresh();
+        u.handle_request(r(0, 9), 16).unwrap();
+        assert_eq!(u.queued_chunks(), 10);
+        u.handle_cancel(r(0, 4));
+        assert_eq!(u.queued_chunks(), 5);
+        u.handle_void();
+        assert_eq!(u.queued_chunks(), 0);
+        assert_eq!(u.next_deadline(Instant::ZERO), None);
+    }
+
+    #[test]
+    fn an_ack_empties_the_flight_and_a_timeout_backs_off() {
+        let t0 = Instant::ZERO;
+        let mut u = fresh();
+        u.inflight.on_sent(0, MSS, t0);
+        u.inflight.on_sent(1, MSS, t0);
+        assert_eq!(u.flight_bytes(), 2 * MSS);
+        let rto = u.next_deadline(t0).unwrap();
+        assert!(rto > t0);
+        let t1 = t0 + Duration::from_millis(50);
+        u.handle_ack(t1, r(0, 0), 10_000);
+        assert_eq!(u.flight_bytes(), MSS);
+        assert!(u.rtt.srtt().is_some());
+        u.handle_have(r(1, 1));
+        assert_eq!(u.flight_bytes(), 0);
+        u.inflight.on_sent(2, MSS, t1);
+        let due = u.next_deadline(t1).unwrap();
+        u.handle_timeout(due);
+        assert_eq!(u.flight_bytes(), 0, "the flight is taken for lost");
+    }
+}
