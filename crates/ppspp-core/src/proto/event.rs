@@ -95,7 +95,7 @@ pub struct PeerStats {
     pub chunks_rejected: u64,
     /// HAVEs from the peer we did not record: beyond the content, or past
     /// what a peer's announcements may cost while the size is unknown
-    /// (misbehaviour; see `channel/announce.rs`).
+    /// (misbehaviour; see `channel/download/have_limits.rs`).
     pub haves_refused: u64,
 }
 

@@ -14,7 +14,7 @@ pub enum ProtocolViolation {
     Options(#[from] IncompatibleOptions),
     /// It announced too many chunks that cannot exist (beyond the content,
     /// or past the allowance while the size is unknown; see
-    /// `channel/announce.rs`).
+    /// `channel/download/have_limits.rs`).
     #[error("announced chunks that cannot exist")]
     ImpossibleChunks,
 }

@@ -1,10 +1,24 @@
 //! A channel: our side of the conversation with one peer in one swarm
-//! (RFC 7574 §3.11), as sub-state machines of one shape — the handshake,
-//! the download and upload sides, what we announce, and choking — each
-//! with `handle_*` inputs, `poll_*` outputs and a `next_deadline`. What
-//! the channel does with a datagram it receives is in `recv*.rs`, what it
-//! writes in `send*.rs`; what it leaves for the endpoint comes back as an
-//! [`Outcome`].
+//! (RFC 7574 §3.11), as sub-state machines of one shape — `handle_*`
+//! inputs, `poll_*` outputs, a `next_deadline` — each a struct with
+//! private fields and unit tests beside it:
+//!
+//! - `handshake.rs`: where the handshake stands, the peer's parameters,
+//!   retries, the answer and third datagram due, anti-amplification bytes
+//!   (§3.1, §8.4, §13.2.1);
+//! - `download/`: what the peer has, our requests and their timers, the
+//!   request window, ACKs owed, CANCELs (§3.2–3.8);
+//! - `upload/`: the peer's queued requests, DATA in flight, congestion
+//!   window, pacing, hashes sent ahead (§3.4–3.5, §5);
+//! - `announce/`: HAVEs we owe the peer, PEX (§3.2, §3.10);
+//! - `choke.rs`: CHOKE / UNCHOKE both ways (§3.9).
+//!
+//! `recv.rs` dispatches a received datagram and `send.rs` writes the next
+//! one; code that acts on the channel as a whole but on one sub-state's
+//! fields lives in that sub-state's folder, so those fields stay private to
+//! it. `access.rs` is what the rest of the core reads and sets, by method
+//! only; what the channel leaves for the endpoint comes back as an
+//! [`Outcome`] (`outcome.rs`).
 
 mod access;
 mod announce;
@@ -43,13 +57,18 @@ pub(crate) struct Channel {
     remote: ChannelId,
     peer: SocketAddr,
     swarm: SwarmHandle,
+    /// The handshake, then the channel's parameters.
     hs: Handshake,
     last_recv: Instant,
     last_send: Instant,
     sent_since_recv: u32,
+    /// CHOKE / UNCHOKE both ways.
     choke: ChokeState,
+    /// Downloading from the peer.
     down: Download,
+    /// Uploading to the peer.
     up: Upload,
+    /// HAVEs and PEX for the peer.
     ann: Announce,
     /// What the congestion controllers count per chunk ([`mss`]).
     mss: u64,

@@ -1,6 +1,6 @@
 //! What a channel does with the messages it receives: the dispatch, the
 //! handshake's answer, what the peer has (HAVE, ACK) and what it asks of
-//! us (REQUEST, CANCEL, PEX_REQ). DATA and INTEGRITY are in `recv_data.rs`.
+//! us (REQUEST, CANCEL, PEX_REQ). DATA and INTEGRITY are in `download/data.rs`.
 
 use std::net::SocketAddr;
 
@@ -36,18 +36,6 @@ impl Channel {
         len: usize,
         to_our_channel: bool,
     ) -> Outcome {
-        self.handle_messages(swarm, ctx, messages, len, to_our_channel);
-        std::mem::take(&mut self.out)
-    }
-
-    fn handle_messages(
-        &mut self,
-        swarm: &mut Swarm,
-        ctx: &mut Ctx<'_>,
-        messages: Messages<'_>,
-        len: usize,
-        to_our_channel: bool,
-    ) {
         self.last_recv = ctx.now;
         self.sent_since_recv = 0;
         self.hs.handle_received(len);
@@ -132,6 +120,7 @@ impl Channel {
         if !hashes.is_empty() && self.close.is_none() {
             self.accept_hashes(swarm, &hashes);
         }
+        std::mem::take(&mut self.out)
     }
 
     /// The handshake is complete on both sides.

@@ -1,8 +1,8 @@
 //! What a channel puts in the next datagram to its peer: the handshake
 //! steps, then, once established, control messages in a fixed order
-//! (CHOKE/UNCHOKE, ACK, CANCEL, HAVE, PEX) before REQUESTs and DATA. HAVEs
-//! and CANCELs are in `send_haves.rs`, REQUESTs in `send_requests.rs`,
-//! DATA in `send_data.rs`.
+//! (CHOKE/UNCHOKE, ACK, CANCEL, HAVE, PEX) before REQUESTs and DATA. ACKs,
+//! CANCELs and REQUESTs are written in `download/`, HAVEs and PEX in
+//! `announce/haves.rs`, DATA in `upload/data.rs`.
 
 use super::{Channel, Outcome, State};
 use crate::bin::Bin;

@@ -137,7 +137,7 @@ impl Endpoint {
 
     /// Heap bytes held by what peers announced they have (their chunk
     /// sets), over all channels: bounded by the content once its size is
-    /// known (see `channel/announce.rs`).
+    /// known (see `channel/download/have_limits.rs`).
     pub fn announced_bytes(&self) -> usize {
         self.channels
             .values()

@@ -52,7 +52,7 @@ pub(crate) struct Download {
     req_rtt: RttEstimator,
     acks: Vec<(ChunkRange, i64)>,
     /// The run of consecutive chunks our last ACKs covered, which the next
-    /// ACK repeats (see `send::reack`).
+    /// ACK repeats (see `acks::reack`).
     ack_run: Option<ChunkRange>,
     /// After a pick that found nothing, the next is not before this,
     /// unless the peer announces a chunk we lack or the swarm gives back
