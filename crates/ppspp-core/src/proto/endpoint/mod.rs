@@ -1,34 +1,36 @@
 //! The endpoint: every swarm and channel behind one UDP socket, demultiplexed
 //! by channel id (RFC 7574 §3.11, §8.3). This file is the driver-facing
 //! API (`handle_*`, `poll_*`, commands) and the demultiplexer; each of the
-//! endpoint's other jobs has its own file: accepting channels
-//! (`accept.rs`, `admission.rs`), following up on what a channel did
+//! endpoint's other jobs has its own file: opening channels (`connect.rs`),
+//! accepting them (`accept.rs`, `admission.rs`), following up on what a
+//! channel did
 //! (`aftermath.rs`), writing datagrams in turn (`transmit.rs`), rate limits
 //! (`limits.rs`), progress and checkpoints (`progress.rs`), closing
-//! (`reap.rs`) and what drivers read (`queries.rs`). Policies sit behind
+//! (`reap.rs`), what drivers read (`queries.rs`), the swarms (`swarms.rs`),
+//! timer hygiene (`timers.rs`) and tracing (`trace.rs`). Policies sit behind
 //! traits: upload scheduling (`proto/turns`) and choking (`proto/choke`).
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::SocketAddr;
 
 use rand::rngs::{ChaCha20Rng, Xoshiro256PlusPlus};
-use rand::{Rng, RngExt, SeedableRng};
+use rand::{Rng, SeedableRng};
 
-use super::address::check_peer_address;
-use super::channel::{Channel, Opening, State};
+use super::channel::Channel;
 use super::choke::{Choke, ROTATION};
 use super::config::EndpointConfig;
-use super::event::{CloseReason, DropReason, EndpointStats, Event};
+use super::event::{DropReason, EndpointStats, Event};
 use super::schedule::Schedule;
 use super::swarm::{Swarm, SwarmSetup};
 use super::turns::UploadTurns;
 use super::{Ctx, SwarmHandle};
 use crate::time::Instant;
-use crate::wire::{decode_datagram, ChannelId, ChunkAddressing, SwarmParams};
+use crate::wire::{decode_datagram, ChannelId};
 
 mod accept;
 mod admission;
 mod aftermath;
+mod connect;
 mod limits;
 mod progress;
 mod queries;
@@ -160,72 +162,6 @@ impl Endpoint {
         tracing::debug!(swarm = handle.0, "swarm added");
         self.check_progress(now, handle);
         Some(handle)
-    }
-
-    /// Opens a channel to `peer` in `swarm` (the first datagram of the
-    /// handshake goes out with the next [`Endpoint::poll_transmit`]).
-    /// Returns `None` if there is one already or a limit is reached, or
-    /// if `peer` is our own address (with an [`Event::Closed`] saying so).
-    pub fn connect(
-        &mut self,
-        now: Instant,
-        swarm: SwarmHandle,
-        peer: SocketAddr,
-    ) -> Option<ChannelId> {
-        let s = self.swarms.get(swarm)?;
-        let chunk_size = s.chunk_size.bytes();
-        let hash_function = s.hash_function;
-        let (log, cancel_log) = (s.have_log.len(), s.cancel_log.len());
-        let full = self.count_channels(swarm).0 >= self.config.max_peers_per_swarm
-            || self.channels.len() >= self.config.max_channels;
-        let exists = s
-            .channels
-            .iter()
-            .any(|c| self.channels.get(c).is_some_and(|ch| ch.peer() == peer));
-        let unusable = match check_peer_address(peer) {
-            Err(why) => Some(CloseReason::Unusable(why)),
-            Ok(()) if self.is_own_address(peer) => Some(CloseReason::OwnAddress),
-            Ok(()) => None,
-        };
-        if let Some(reason) = unusable {
-            // Said, so that a driver told to connect to itself or to a
-            // broadcast address can tell its user.
-            self.events.push_back(Event::Closed {
-                swarm,
-                peer,
-                reason,
-            });
-            return None;
-        }
-        if full || exists || s.closing || s.banned.contains(&peer) {
-            return None;
-        }
-        let local = self.fresh_channel_id();
-        let params = SwarmParams {
-            addressing: ChunkAddressing::ChunkRanges32,
-            hash_function,
-            signature_len: None,
-            chunk_size: Some(chunk_size),
-        };
-        let (mut ctx, _, _, _) = self.parts(now);
-        let channel = Channel::new(
-            &mut ctx,
-            Opening {
-                local,
-                peer,
-                swarm,
-                state: State::Initiating,
-                chunk_size,
-                params,
-                have_log_len: log,
-                cancel_log_len: cancel_log,
-            },
-        );
-        self.channels.insert(local, channel);
-        trace::opened(swarm, local, peer, true);
-        self.swarm_mut(swarm)?.channels.insert(local);
-        self.wake(local);
-        Some(local)
     }
 
     /// Handles one datagram from `from`.
@@ -406,17 +342,6 @@ impl Endpoint {
 
     fn swarm_mut(&mut self, h: SwarmHandle) -> Option<&mut Swarm> {
         self.swarms.get_mut(h)
-    }
-
-    /// A random, unused, non-zero channel id: ids must be unpredictable
-    /// (RFC 7574 §12.1 / §13.1, wire notes).
-    fn fresh_channel_id(&mut self) -> ChannelId {
-        loop {
-            let id = ChannelId(self.ids.random());
-            if id != ChannelId::ZERO && !self.channels.contains_key(&id) {
-                return id;
-            }
-        }
     }
 
     /// Splits the endpoint into the context a channel works with and the
