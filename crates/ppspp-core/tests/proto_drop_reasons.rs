@@ -4,22 +4,11 @@
 
 mod common;
 
-use common::addr;
+use common::{addr, datagram};
 use ppspp_core::proto::{DropCounts, EndpointConfig};
 use ppspp_core::time::Instant;
-use ppspp_core::wire::{decode_datagram, ChannelId, DatagramWriter, Message, SwarmParams};
+use ppspp_core::wire::{decode_datagram, ChannelId, Message, SwarmParams};
 use ppspp_core::ChunkSize;
-
-fn datagram(dst: ChannelId, msgs: &[Message<'_>]) -> Vec<u8> {
-    let mut buf = vec![0u8; 1500];
-    let mut w = DatagramWriter::new(&mut buf, dst, SwarmParams::default()).unwrap();
-    for m in msgs {
-        w.push(m).unwrap();
-    }
-    let n = w.finish();
-    buf.truncate(n);
-    buf
-}
 
 #[test]
 fn each_dropped_datagram_is_counted_under_its_reason() {

@@ -252,25 +252,37 @@ pub fn leecher_with_picker(
     (ep, h)
 }
 
+/// A datagram to `dst` carrying `msgs`, with the default parameters.
+pub fn datagram(
+    dst: ppspp_core::wire::ChannelId,
+    msgs: &[ppspp_core::wire::Message<'_>],
+) -> Vec<u8> {
+    use ppspp_core::wire::{DatagramWriter, SwarmParams};
+    let mut buf = vec![0u8; 1500];
+    let mut w = DatagramWriter::new(&mut buf, dst, SwarmParams::default()).expect("room");
+    for m in msgs {
+        w.push(m).expect("room");
+    }
+    let n = w.finish();
+    buf.truncate(n);
+    buf
+}
+
 /// A datagram to channel 0 opening a channel from `source` in the swarm
 /// whose id is `swarm_id`, with the fewest options we accept (version and
 /// swarm id).
 pub fn minimal_handshake(swarm_id: &[u8], source: u32) -> Vec<u8> {
-    use ppspp_core::wire::{ChannelId, DatagramWriter, HandshakeOptions, Message, SwarmParams};
+    use ppspp_core::wire::{ChannelId, HandshakeOptions, Message};
     let options = HandshakeOptions {
         version: Some(1),
         swarm_id: Some(swarm_id),
         ..HandshakeOptions::default()
     };
-    let mut buf = vec![0u8; 1500];
-    let mut w = DatagramWriter::new(&mut buf, ChannelId::ZERO, SwarmParams::default())
-        .expect("room for a handshake");
-    w.push(&Message::Handshake {
-        source: ChannelId(source),
-        options,
-    })
-    .expect("room for a handshake");
-    let n = w.finish();
-    buf.truncate(n);
-    buf
+    datagram(
+        ChannelId::ZERO,
+        &[Message::Handshake {
+            source: ChannelId(source),
+            options,
+        }],
+    )
 }

@@ -67,37 +67,32 @@ fn references_must_exist() {
 
 #[test]
 fn an_unknown_policy_is_refused_at_its_line_with_the_known_names() {
-    let text = DEFAULT_TEXT.replace(
-        "role = \"leecher\"\n",
-        "role = \"leecher\"\nalgorithm = \"psychic\"\n",
-    );
-    let line = text
-        .lines()
-        .position(|l| l.starts_with("algorithm = "))
-        .unwrap()
-        + 1;
-    let e = err_of(&text);
-    assert_eq!(e.line, Some(line), "{e}");
-    assert_eq!(
-        e.message,
-        "algorithm = \"psychic\": unknown algorithm 'psychic' \
-         (known: sequential, rarest-first, linear, std-vod, swift-vod)"
-    );
-    let text = DEFAULT_TEXT.replace(
-        "role = \"leecher\"\n",
-        "role = \"leecher\"\ncongestion = \"cubic\"\n",
-    );
-    let line = text
-        .lines()
-        .position(|l| l.starts_with("congestion = "))
-        .unwrap()
-        + 1;
-    let e = err_of(&text);
-    assert_eq!(e.line, Some(line), "{e}");
-    assert_eq!(
-        e.message,
-        "congestion = \"cubic\": unknown congestion controller 'cubic' (known: ledbat, fixed)"
-    );
+    for (key, value, message) in [
+        (
+            "algorithm",
+            "psychic",
+            "algorithm = \"psychic\": unknown algorithm 'psychic' \
+             (known: sequential, rarest-first, linear, std-vod, swift-vod)",
+        ),
+        (
+            "congestion",
+            "cubic",
+            "congestion = \"cubic\": unknown congestion controller 'cubic' (known: ledbat, fixed)",
+        ),
+    ] {
+        let text = DEFAULT_TEXT.replace(
+            "role = \"leecher\"\n",
+            &format!("role = \"leecher\"\n{key} = \"{value}\"\n"),
+        );
+        let line = text
+            .lines()
+            .position(|l| l.starts_with(&format!("{key} = ")))
+            .unwrap()
+            + 1;
+        let e = err_of(&text);
+        assert_eq!(e.line, Some(line), "{e}");
+        assert_eq!(e.message, message);
+    }
 }
 
 #[test]
