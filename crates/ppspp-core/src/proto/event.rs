@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use super::SwarmHandle;
+use super::{StorageFailure, SwarmHandle};
 use crate::wire::MessageTally;
 
 /// Why a channel ended.
@@ -75,7 +75,7 @@ pub enum Event {
         /// The swarm.
         swarm: SwarmHandle,
         /// What failed.
-        error: String,
+        error: StorageFailure,
     },
 }
 

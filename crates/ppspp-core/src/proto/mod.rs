@@ -24,6 +24,7 @@ mod ratelimit;
 mod requests;
 mod schedule;
 mod sent;
+mod storage_failure;
 mod swarm;
 mod turns;
 mod upload;
@@ -42,6 +43,7 @@ pub use event::{CloseReason, DropCounts, EndpointStats, Event, PeerStats, SwarmS
 pub use integrity::Integrity;
 pub use policy::UnknownPolicy;
 pub use ratelimit::TokenBucket;
+pub use storage_failure::{StorageFailure, StorageOp};
 pub use swarm::SwarmSetup;
 pub use turns::{UploadScheduling, MAX_UPLOAD_TURN};
 pub use violation::{IncompatibleOptions, ProtocolViolation};

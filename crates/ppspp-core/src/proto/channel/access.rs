@@ -30,12 +30,12 @@ impl Channel {
 
     /// The peer's address.
     pub fn peer(&self) -> SocketAddr {
-        self.peer
+        self.peer.addr
     }
 
     /// The swarm the channel belongs to.
     pub fn swarm(&self) -> SwarmHandle {
-        self.swarm
+        self.peer.swarm
     }
 
     /// Where the handshake stands.
@@ -203,13 +203,24 @@ impl Channel {
         }
     }
 
+    /// The swarm's chunk count is `n` now (learned, or changed): the
+    /// peer's chunks are counted again in the fresh availability.
+    pub fn handle_recount(&mut self, swarm: &mut Swarm, n: u64) {
+        self.down.handle_recount(swarm, n);
+    }
+
+    /// The channel is gone: its peer's chunks leave the availability.
+    pub fn forget_availability(&self, swarm: &mut Swarm) {
+        self.down.forget_availability(swarm);
+    }
+
     /// The peer's peaks claimed a size that what verified shows false
     /// (`PartialTree::refutes`): counted, and the channel closes (which
     /// bans the peer).
     pub fn handle_refuted(&mut self, swarm: &mut Swarm) {
-        self.stats.chunks_rejected += 1;
+        self.peer.stats.chunks_rejected += 1;
         swarm.stats.bad_peers += 1;
-        swarm.peer_stats(self.peer).chunks_rejected += 1;
+        swarm.peer_stats(self.peer.addr).chunks_rejected += 1;
         self.close(CloseReason::BadData, true);
     }
 }

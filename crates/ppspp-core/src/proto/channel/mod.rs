@@ -13,21 +13,29 @@
 //! - `announce/`: HAVEs we owe the peer, PEX (§3.2, §3.10);
 //! - `choke.rs`: CHOKE / UNCHOKE both ways (§3.9).
 //!
-//! `recv.rs` dispatches a received datagram and `send.rs` writes the next
-//! one; code that acts on the channel as a whole but on one sub-state's
-//! fields lives in that sub-state's folder, so those fields stay private to
-//! it. `access.rs` is what the rest of the core reads and sets, by method
-//! only; what the channel leaves for the endpoint comes back as an
-//! [`Outcome`] (`outcome.rs`).
+//! `recv.rs` dispatches a received datagram to the sub-states' `handle_*`
+//! and `send.rs` fills the next one from their `poll_*`. What a sub-state
+//! may use of the rest of the channel (the peer, its counters, how chunks
+//! are named, the outcome) it gets as a [`Scope`] (`scope.rs`); what it
+//! needs of another sub-state (what the peer has, who chokes whom) comes
+//! in as an argument; a peer found at fault comes back as the
+//! `CloseReason` to close with. `access.rs` is what the rest of the core
+//! reads and sets, by method only; what the channel leaves for the
+//! endpoint comes back as an [`Outcome`] (`outcome.rs`), built afresh for
+//! each call. Unit tests of each sub-state sit beside it, on the small
+//! swarms of `fixture.rs`.
 
 mod access;
 mod announce;
 mod choke;
 mod download;
+#[cfg(test)]
+mod fixture;
 mod handshake;
 mod options;
 mod outcome;
 mod recv;
+mod scope;
 mod send;
 #[cfg(test)]
 mod tests;
@@ -50,13 +58,14 @@ use upload::Upload;
 pub(crate) use handshake::State;
 pub(crate) use options::{check_options, our_options, Offer};
 pub(crate) use outcome::Outcome;
+use scope::{Peer, Scope};
 
 /// One peer in one swarm.
 pub(crate) struct Channel {
     local: ChannelId,
     remote: ChannelId,
-    peer: SocketAddr,
-    swarm: SwarmHandle,
+    /// Who the channel talks to, in which swarm, and what it exchanged.
+    peer: Peer,
     /// The handshake, then the channel's parameters.
     hs: Handshake,
     last_recv: Instant,
@@ -70,9 +79,6 @@ pub(crate) struct Channel {
     up: Upload,
     /// HAVEs and PEX for the peer.
     ann: Announce,
-    /// What the congestion controllers count per chunk ([`mss`]).
-    mss: u64,
-    stats: PeerStats,
     /// Set when the channel is to end; the endpoint removes it.
     close: Option<CloseReason>,
     /// Whether to tell the peer with a closing HANDSHAKE.
@@ -83,9 +89,16 @@ pub(crate) struct Channel {
     /// Whether the channel is on its swarm's list of channels to wake when
     /// new chunks verify (it had no HAVE left to send when it settled).
     awaits_haves: bool,
-    /// What the input being handled leaves for the endpoint; taken when
-    /// the call returns.
-    out: Outcome,
+}
+
+/// Lends the channel's peer, parameters and outcome to a sub-state: a
+/// function of the fields it borrows, so the sub-states stay free to borrow.
+fn scope<'a>(peer: &'a mut Peer, hs: &Handshake, out: &'a mut Outcome) -> Scope<'a> {
+    Scope {
+        peer,
+        params: hs.params(),
+        out,
+    }
 }
 
 /// The MSS the congestion controllers count in: a DATA datagram of one
@@ -127,8 +140,12 @@ impl Channel {
         Channel {
             local,
             remote: ChannelId::ZERO,
-            peer,
-            swarm,
+            peer: Peer {
+                addr: peer,
+                swarm,
+                mss,
+                stats: PeerStats::default(),
+            },
             hs: Handshake::new(now, state, params, extended),
             last_recv: now,
             last_send: now,
@@ -137,13 +154,10 @@ impl Channel {
             down: Download::new(now, make(&ctx.config.request_congestion), cancel_log_len),
             up: Upload::new(now, make(&ctx.config.congestion)),
             ann: Announce::new(now, have_log_len),
-            mss,
-            stats: PeerStats::default(),
             close: None,
             close_notify: false,
             filed: None,
             awaits_haves: false,
-            out: Outcome::default(),
         }
     }
 
@@ -196,11 +210,12 @@ impl Channel {
     /// Request ranges that expired come back as `released`, those past
     /// their deadline as `late`.
     pub fn on_timeout(&mut self, ctx: &mut Ctx<'_>) -> Outcome {
-        self.handle_timeout(ctx);
-        std::mem::take(&mut self.out)
+        let mut out = Outcome::default();
+        self.handle_timeout(ctx, &mut out);
+        out
     }
 
-    fn handle_timeout(&mut self, ctx: &mut Ctx<'_>) {
+    fn handle_timeout(&mut self, ctx: &mut Ctx<'_>, out: &mut Outcome) {
         let now = ctx.now;
         let cfg = ctx.config;
         if self.hs.state() != State::Established {
@@ -215,7 +230,7 @@ impl Channel {
             self.close(CloseReason::Dead, false);
             return;
         }
-        self.down.handle_timeout(now, self.mss, &mut self.out);
+        self.down.handle_timeout(now, self.peer.mss, out);
         self.up.handle_timeout(now);
     }
 }

@@ -4,7 +4,8 @@
 
 use std::net::SocketAddr;
 
-use super::{Channel, Outcome, State};
+use super::download::refuse_have;
+use super::{scope, Channel, Outcome, State};
 use crate::bin::Bin;
 use crate::chunk::ChunkRange;
 use crate::hash::Hash;
@@ -36,6 +37,7 @@ impl Channel {
         len: usize,
         to_our_channel: bool,
     ) -> Outcome {
+        let mut out = Outcome::default();
         self.last_recv = ctx.now;
         self.sent_since_recv = 0;
         self.hs.handle_received(len);
@@ -47,7 +49,7 @@ impl Channel {
         let mut pex = 0;
         for m in messages {
             let Ok(m) = m else {
-                self.out.malformed += 1;
+                out.malformed += 1;
                 break;
             };
             match m {
@@ -56,7 +58,9 @@ impl Channel {
                 }
                 Message::Have(spec) => match self.range_of(swarm, spec) {
                     Some(range) => {
-                        self.on_remote_has(swarm, range);
+                        let sc = &mut scope(&mut self.peer, &self.hs, &mut out);
+                        let recorded = self.down.handle_have(swarm, sc, range);
+                        self.close_on(recorded);
                         // Never send a peer what it has: what it announces
                         // leaves our upload queue, and our flight once this
                         // datagram's ACKs are counted (libswift puts a HAVE
@@ -66,9 +70,12 @@ impl Channel {
                             haves.push(range);
                         }
                     }
-                    None => self.refuse_have(swarm),
+                    None => {
+                        let refused = refuse_have(swarm, &mut self.peer);
+                        self.close_on(refused);
+                    }
                 },
-                Message::Ack { spec, delay } => self.on_ack(swarm, ctx, spec, delay),
+                Message::Ack { spec, delay } => self.on_ack(swarm, ctx, &mut out, spec, delay),
                 Message::Integrity { spec, hash } => {
                     if let Some(bin) = self.bin_of(swarm, spec) {
                         if hashes.len() < MAX_HASHES_PER_DATAGRAM {
@@ -81,10 +88,13 @@ impl Channel {
                     timestamp,
                     payload,
                 } => {
-                    self.on_data(swarm, ctx, spec, timestamp, payload, &hashes);
+                    let sc = &mut scope(&mut self.peer, &self.hs, &mut out);
+                    let data = (spec, timestamp, payload);
+                    let verified = self.down.handle_data(swarm, ctx, sc, data, &hashes);
+                    self.close_on(verified);
                     hashes.clear();
                 }
-                Message::Request(spec) => self.on_request(swarm, ctx, spec),
+                Message::Request(spec) => self.on_request(swarm, ctx, &mut out, spec),
                 Message::Cancel(spec) => {
                     if let Some(range) = self.range_of(swarm, spec) {
                         self.up.handle_cancel(range);
@@ -93,17 +103,17 @@ impl Channel {
                 Message::Choke => {
                     self.choke.handle_remote(true);
                     let dropped = self.down.clear_outstanding();
-                    self.out.released.extend(dropped.filled_runs());
+                    out.released.extend(dropped.filled_runs());
                 }
                 Message::Unchoke => self.choke.handle_remote(false),
                 Message::PexReq => self.ann.handle_pex_request(),
                 Message::PexResV4(a) if pex < MAX_PEX_PER_DATAGRAM => {
                     pex += 1;
-                    self.out.found.push(SocketAddr::V4(a));
+                    out.found.push(SocketAddr::V4(a));
                 }
                 Message::PexResV6(a) if pex < MAX_PEX_PER_DATAGRAM => {
                     pex += 1;
-                    self.out.found.push(SocketAddr::V6(a));
+                    out.found.push(SocketAddr::V6(a));
                 }
                 // Live streaming and certificate PEX are not spoken here.
                 _ => {}
@@ -118,18 +128,28 @@ impl Channel {
         // Hashes sent ahead of their DATA (RFC 7574 §5.3: INTEGRITY may
         // travel in earlier datagrams) wait as candidates in the tree.
         if !hashes.is_empty() && self.close.is_none() {
-            self.accept_hashes(swarm, &hashes);
+            let sc = &mut scope(&mut self.peer, &self.hs, &mut out);
+            let accepted = self.down.handle_hashes(swarm, sc, &hashes);
+            self.close_on(accepted);
         }
-        std::mem::take(&mut self.out)
+        out
+    }
+
+    /// Closes the channel, telling the peer, if a sub-state found the
+    /// peer at fault.
+    fn close_on(&mut self, verdict: Result<(), CloseReason>) {
+        if let Err(reason) = verdict {
+            self.close(reason, true);
+        }
     }
 
     /// The handshake is complete on both sides.
     fn establish(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>) {
         self.hs.handle_established();
-        swarm.peers.insert(self.peer);
+        swarm.peers.insert(self.peer.addr);
         ctx.events.push_back(Event::Connected {
-            swarm: self.swarm,
-            peer: self.peer,
+            swarm: self.peer.swarm,
+            peer: self.peer.addr,
         });
     }
 
@@ -198,17 +218,27 @@ impl Channel {
         &mut self,
         swarm: &mut Swarm,
         ctx: &mut Ctx<'_>,
+        out: &mut Outcome,
         spec: ChunkSpec,
         delay: DelaySample,
     ) {
         let Some(range) = self.range_of(swarm, spec) else {
             return;
         };
-        self.on_remote_has(swarm, range);
+        let recorded =
+            self.down
+                .handle_have(swarm, &mut scope(&mut self.peer, &self.hs, out), range);
+        self.close_on(recorded);
         self.up.handle_ack(ctx.now, range, delay.0);
     }
 
-    fn on_request(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>, spec: ChunkSpec) {
+    fn on_request(
+        &mut self,
+        swarm: &mut Swarm,
+        ctx: &mut Ctx<'_>,
+        out: &mut Outcome,
+        spec: ChunkSpec,
+    ) {
         // Interest begins, or comes back after the slot was let go idle
         // (see `choke`): look at the slots again. A choked peer's requests
         // are void (RFC 7574 §3.9), and so are those that reach us before
@@ -217,7 +247,7 @@ impl Channel {
             .choke
             .handle_request(ctx.now, crate::proto::choke::IDLE);
         if rechoke {
-            self.out.rechoke = true;
+            out.rechoke = true;
         }
         if void {
             return;

@@ -4,15 +4,11 @@
 //! CANCELs and REQUESTs are written in `download/`, HAVEs and PEX in
 //! `announce/haves.rs`, DATA in `upload/data.rs`.
 
-use super::{Channel, Outcome, State};
-use crate::bin::Bin;
-
-use crate::chunk::{ChunkIndex, ChunkRange};
+use super::{scope, Channel, Outcome, State};
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
 use crate::wire::{
-    ChannelId, ChunkAddressing, ChunkSpec, DatagramWriter, HandshakeOptions, Message, SwarmParams,
-    PPSPP_VERSION,
+    ChannelId, DatagramWriter, HandshakeOptions, Message, SwarmParams, PPSPP_VERSION,
 };
 
 impl Channel {
@@ -25,18 +21,25 @@ impl Channel {
         ctx: &mut Ctx<'_>,
         buf: &mut [u8],
     ) -> (Option<usize>, Outcome) {
-        let len = self.transmit(swarm, ctx, buf);
-        (len, std::mem::take(&mut self.out))
+        let mut out = Outcome::default();
+        let len = self.transmit(swarm, ctx, &mut out, buf);
+        (len, out)
     }
 
-    fn transmit(&mut self, swarm: &mut Swarm, ctx: &mut Ctx<'_>, buf: &mut [u8]) -> Option<usize> {
+    fn transmit(
+        &mut self,
+        swarm: &mut Swarm,
+        ctx: &mut Ctx<'_>,
+        out: &mut Outcome,
+        buf: &mut [u8],
+    ) -> Option<usize> {
         let w = if self.close.is_some() {
             self.write_close(buf)
         } else {
             match self.hs.state() {
                 State::Initiating => self.write_handshake(swarm, ctx, buf),
-                State::Responding => self.write_answer(swarm, ctx, buf),
-                State::Established => self.write_established(swarm, ctx, buf),
+                State::Responding => self.write_answer(swarm, out, buf),
+                State::Established => self.write_established(swarm, ctx, out, buf),
             }
         }?;
         ctx.sent.merge(w.tally());
@@ -99,7 +102,7 @@ impl Channel {
     fn write_answer<'b>(
         &mut self,
         swarm: &Swarm,
-        _ctx: &mut Ctx<'_>,
+        out: &mut Outcome,
         buf: &'b mut [u8],
     ) -> Option<DatagramWriter<'b>> {
         // Due once, whether or not it fits (`Handshake::poll_answer`).
@@ -119,7 +122,9 @@ impl Channel {
             options,
         })
         .ok()?;
-        self.push_haves(swarm, &mut w);
+        let remote = (self.down.remote_has(), self.down.remote_complete());
+        let sc = scope(&mut self.peer, &self.hs, out);
+        self.ann.poll_haves(swarm, &sc, remote, &mut w);
         Some(w)
     }
 
@@ -127,6 +132,7 @@ impl Channel {
         &mut self,
         swarm: &mut Swarm,
         ctx: &mut Ctx<'_>,
+        out: &mut Outcome,
         buf: &'b mut [u8],
     ) -> Option<DatagramWriter<'b>> {
         let mut w = DatagramWriter::new(buf, self.remote, self.hs.params()).ok()?;
@@ -141,44 +147,26 @@ impl Channel {
         let riding = self.down.owes_acks() || !w.is_empty() || self.hs.third_due() || keepalive_due;
         let haves_due =
             riding || ctx.now.saturating_since(self.ann.last_have()) >= ctx.config.have_interval;
-        self.push_acks(swarm, &mut w);
-        self.push_cancels(swarm, &mut w);
-        if haves_due && self.haves_pending(swarm.have_log.len()) {
-            self.push_haves(swarm, &mut w);
+        let haves_pending = self.haves_pending(swarm.have_log.len());
+        let sc = &mut scope(&mut self.peer, &self.hs, out);
+        self.down.poll_acks(swarm, sc, &mut w);
+        self.down.poll_cancels(swarm, sc, &mut w);
+        if haves_due && haves_pending {
+            let remote = (self.down.remote_has(), self.down.remote_complete());
+            self.ann.poll_haves(swarm, sc, remote, &mut w);
             self.ann.handle_haves_sent(ctx.now);
         }
-        self.push_pex(swarm, ctx, &mut w);
-        self.push_requests(swarm, ctx, &mut w);
-        self.push_data(swarm, ctx, &mut w);
+        self.ann.poll_pex(swarm, ctx, sc, &mut w);
+        let choked = self.choke.choked_by_remote();
+        self.down.poll_requests(swarm, ctx, sc, choked, &mut w);
+        let choking = self.choke.choking_remote();
+        let remote_has = self.down.remote_has();
+        self.up
+            .poll_data(swarm, ctx, sc, (choking, remote_has), &mut w);
         if self.hs.poll_third(!w.is_empty() || keepalive_due) {
             Some(w)
         } else {
             None
-        }
-    }
-
-    pub(super) fn specs_for<'s>(
-        &self,
-        swarm: &'s Swarm,
-        range: ChunkRange,
-    ) -> impl Iterator<Item = ChunkSpec> + 's {
-        let len = swarm.integrity.content_len().unwrap_or(u64::MAX);
-        self.hs
-            .params()
-            .addressing
-            .specs_for(range, swarm.chunk_size, len)
-    }
-
-    pub(super) fn spec_for_chunk(&self, swarm: &Swarm, chunk: ChunkIndex) -> Option<ChunkSpec> {
-        let mut specs = self.specs_for(swarm, ChunkRange::single(chunk)?);
-        let s = specs.next()?;
-        specs.next().is_none().then_some(s)
-    }
-
-    pub(super) fn spec_for_bin(&self, swarm: &Swarm, bin: Bin) -> Option<ChunkSpec> {
-        match self.hs.params().addressing {
-            ChunkAddressing::Bins32 | ChunkAddressing::Bins64 => Some(ChunkSpec::Bin(bin)),
-            _ => self.specs_for(swarm, bin.chunks()?).next(),
         }
     }
 }

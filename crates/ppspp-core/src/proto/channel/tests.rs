@@ -1,34 +1,14 @@
 //! Tests of a channel as a whole: its sub-states' deadlines combined, and
 //! the inputs the endpoint and the choking policy give it.
 
-use std::collections::VecDeque;
 use std::time::Duration;
 
-use rand::rngs::Xoshiro256PlusPlus;
-use rand::SeedableRng;
-
+use super::fixture::with_ctx;
 use super::{Channel, Offer, Opening, Outcome, State};
 use crate::proto::event::CloseReason;
 use crate::proto::{Compat, Ctx, EndpointConfig, SwarmHandle};
 use crate::time::Instant;
-use crate::wire::{ChannelId, ChunkAddressing, MessageTally, SwarmParams};
-
-/// Runs `f` with a context at `now` and no rate limits.
-fn with_ctx<T>(cfg: &EndpointConfig, now: Instant, f: impl FnOnce(&mut Ctx<'_>) -> T) -> T {
-    let mut events = VecDeque::new();
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(7);
-    let mut sent = MessageTally::default();
-    let mut ctx = Ctx {
-        now,
-        config: cfg,
-        events: &mut events,
-        rng: &mut rng,
-        upload: None,
-        download: None,
-        sent: &mut sent,
-    };
-    f(&mut ctx)
-}
+use crate::wire::{ChannelId, ChunkAddressing, SwarmParams};
 
 fn open(cfg: &EndpointConfig, now: Instant, state: State) -> Channel {
     with_ctx(cfg, now, |ctx| open_in(ctx, state))

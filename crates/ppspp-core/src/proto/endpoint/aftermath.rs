@@ -195,7 +195,7 @@ impl Endpoint {
                     // closing bans it, and its requests go elsewhere.
                     ch.handle_refuted(swarm);
                 }
-                ch.recount_remote_has(swarm, n);
+                ch.handle_recount(swarm, n);
             }
         }
     }

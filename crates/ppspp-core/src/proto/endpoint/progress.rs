@@ -5,7 +5,7 @@ use super::Endpoint;
 use crate::proto::checkpoint::{CheckpointError, CheckpointPolicy};
 use crate::proto::event::Event;
 use crate::proto::swarm::Swarm;
-use crate::proto::SwarmHandle;
+use crate::proto::{StorageFailure, StorageOp, SwarmHandle};
 use crate::time::Instant;
 
 impl Endpoint {
@@ -22,7 +22,7 @@ impl Endpoint {
                 if let Err(e) = swarm.storage.set_content_len(len) {
                     self.events.push_back(Event::StorageError {
                         swarm: handle,
-                        error: e.to_string(),
+                        error: StorageFailure::new(StorageOp::SetContentLength, &e),
                     });
                 }
                 self.events
@@ -34,7 +34,7 @@ impl Endpoint {
             if let Some(e) = swarm.maybe_checkpoint(now, &policy, true) {
                 self.events.push_back(Event::StorageError {
                     swarm: handle,
-                    error: e.to_string(),
+                    error: StorageFailure::from(&e),
                 });
             }
             self.events.push_back(Event::Complete { swarm: handle });
@@ -42,7 +42,7 @@ impl Endpoint {
             if let Some(e) = swarm.maybe_checkpoint(now, &policy, false) {
                 self.events.push_back(Event::StorageError {
                     swarm: handle,
-                    error: e.to_string(),
+                    error: StorageFailure::from(&e),
                 });
             }
         }
@@ -82,7 +82,7 @@ impl Endpoint {
             if let Some(e) = s.maybe_checkpoint(now, &policy, false) {
                 self.events.push_back(Event::StorageError {
                     swarm: handle,
-                    error: e.to_string(),
+                    error: StorageFailure::from(&e),
                 });
             }
         }

@@ -2,8 +2,10 @@
 //! sweep over what we had when the channel opened, then each chunk as it
 //! verifies), and the addresses of other peers (§3.10).
 
+use super::super::Scope;
+use super::Announce;
+use crate::binmap::Binmap;
 use crate::chunk::{ChunkIndex, ChunkRange};
-use crate::proto::channel::Channel;
 use crate::proto::pex::may_share;
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
@@ -13,22 +15,22 @@ use crate::wire::{DatagramWriter, Message};
 /// holds fewer HAVEs than this).
 const HAVE_BLOCK: usize = 192;
 
-impl Channel {
-    pub(in crate::proto::channel) fn push_pex(
+impl Announce {
+    /// PEX_REQ once, if we look for peers, and the answer to the peer's
+    /// PEX_REQ (RFC 7574 §3.10).
+    pub fn poll_pex(
         &mut self,
         swarm: &Swarm,
         ctx: &mut Ctx<'_>,
+        sc: &Scope<'_>,
         w: &mut DatagramWriter<'_>,
     ) {
-        if !self.ann.pex_requested
-            && ctx.config.pex_auto_connect
-            && w.push(&Message::PexReq).is_ok()
-        {
-            self.ann.pex_requested = true;
+        if !self.pex_requested && ctx.config.pex_auto_connect && w.push(&Message::PexReq).is_ok() {
+            self.pex_requested = true;
         }
-        if self.ann.pex_reply_due {
-            self.ann.pex_reply_due = false;
-            let shareable = swarm.peers.iter().filter(|a| may_share(**a, self.peer));
+        if self.pex_reply_due {
+            self.pex_reply_due = false;
+            let shareable = swarm.peers.iter().filter(|a| may_share(**a, sc.peer.addr));
             for addr in shareable.take(ctx.config.pex_max_addresses) {
                 let m = match addr {
                     std::net::SocketAddr::V4(a) => Message::PexResV4(*a),
@@ -44,29 +46,33 @@ impl Channel {
     /// HAVE for what we have: first a sweep over what we had when the
     /// channel opened, then each chunk as it verifies. Never to a peer that
     /// has everything (RFC 7574 §3.2: it does not need them).
-    pub(in crate::proto::channel) fn push_haves(
+    /// `remote_has` is what the peer has; `remote_complete`, whether it
+    /// has everything.
+    pub fn poll_haves(
         &mut self,
         swarm: &Swarm,
+        sc: &Scope<'_>,
+        (remote_has, remote_complete): (&Binmap, bool),
         w: &mut DatagramWriter<'_>,
     ) {
-        if self.down.remote_complete() {
-            self.ann.have_sweep = None;
-            self.ann.have_cursor = swarm.have_log.len();
+        if remote_complete {
+            self.have_sweep = None;
+            self.have_cursor = swarm.have_log.len();
             return;
         }
-        if let Some(from) = self.ann.have_sweep {
+        if let Some(from) = self.have_sweep {
             let rest = ChunkRange::new(from, crate::chunk::MAX_CHUNK_INDEX);
             let runs: Vec<ChunkRange> = rest
                 .map(|r| swarm.have.filled_runs_in(r).take(64).collect())
                 .unwrap_or_default();
             for r in &runs {
-                if !self.push_have_range(swarm, w, *r) {
+                if !push_have_range(swarm, sc, w, *r) {
                     return;
                 }
-                self.ann.have_sweep = Some(r.last().0 + 1);
+                self.have_sweep = Some(r.last().0 + 1);
             }
             if runs.len() < 64 {
-                self.ann.have_sweep = None;
+                self.have_sweep = None;
             }
             return;
         }
@@ -81,51 +87,51 @@ impl Channel {
         // a complete peer, RFC 7574 §3.2). A block never holds more chunks
         // than the datagram has room for HAVEs of single chunks, so it
         // always fits: a run holding n new chunks takes at most n specs.
-        let per_spec = 1 + self.hs.params().addressing.spec_len();
-        let ranges = self.hs.params().addressing.is_chunk_ranges();
+        let per_spec = sc.spec_len();
+        let ranges = sc.params.addressing.is_chunk_ranges();
         let mut block = [ChunkIndex(0); HAVE_BLOCK];
-        while self.ann.have_cursor < swarm.have_log.len() {
+        while self.have_cursor < swarm.have_log.len() {
             let n = (w.remaining() / per_spec)
                 .min(HAVE_BLOCK)
-                .min(swarm.have_log.len() - self.ann.have_cursor);
+                .min(swarm.have_log.len() - self.have_cursor);
             if n == 0 {
                 return;
             }
             let block = &mut block[..n];
-            block.copy_from_slice(&swarm.have_log[self.ann.have_cursor..self.ann.have_cursor + n]);
+            block.copy_from_slice(&swarm.have_log[self.have_cursor..self.have_cursor + n]);
             block.sort_unstable();
             let reach = |c: ChunkIndex| match ranges {
                 true => swarm.have.first_empty_from(c).map_or(u64::MAX, |e| e.0),
                 false => c.0,
             };
             for range in runs(block, reach) {
-                if self.down.remote_has().is_filled(range) {
+                if remote_has.is_filled(range) {
                     continue;
                 }
-                if !self.push_have_range(swarm, w, range) {
+                if !push_have_range(swarm, sc, w, range) {
                     return;
                 }
             }
-            self.ann.have_cursor += n;
+            self.have_cursor += n;
         }
     }
+}
 
-    /// Writes HAVE for `range` if all of it fits.
-    pub(in crate::proto::channel) fn push_have_range(
-        &self,
-        swarm: &Swarm,
-        w: &mut DatagramWriter<'_>,
-        range: ChunkRange,
-    ) -> bool {
-        // Counted first, then written: no allocation for the common case
-        // of one spec.
-        let n = self.specs_for(swarm, range).count();
-        if w.remaining() < n * (1 + self.hs.params().addressing.spec_len()) {
-            return false;
-        }
-        self.specs_for(swarm, range)
-            .all(|spec| w.push(&Message::Have(spec)).is_ok())
+/// Writes HAVE for `range` if all of it fits.
+fn push_have_range(
+    swarm: &Swarm,
+    sc: &Scope<'_>,
+    w: &mut DatagramWriter<'_>,
+    range: ChunkRange,
+) -> bool {
+    // Counted first, then written: no allocation for the common case of
+    // one spec.
+    let n = sc.specs_for(swarm, range).count();
+    if w.remaining() < n * sc.spec_len() {
+        return false;
     }
+    sc.specs_for(swarm, range)
+        .all(|spec| w.push(&Message::Have(spec)).is_ok())
 }
 
 /// The runs that hold the chunks of `sorted` (ascending; repeats allowed).

@@ -6,8 +6,9 @@ use crate::time::Instant;
 
 mod haves;
 
-/// One channel's announcements. The HAVE and PEX writers (`haves.rs`) sit
-/// in this module, so the fields stay private to it.
+/// One channel's announcements: inputs `handle_pex_request`,
+/// `handle_resweep`, `handle_haves_sent`; outputs `poll_haves` and
+/// `poll_pex` (`haves.rs`).
 #[derive(Debug)]
 pub(crate) struct Announce {
     /// Where the first sweep of HAVEs over what we had when the channel
@@ -66,6 +67,9 @@ impl Announce {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::binmap::Binmap;
+    use crate::proto::channel::fixture::{self, peer, scope, seeder, written};
+    use crate::proto::channel::Outcome;
 
     #[test]
     fn haves_are_pending_until_swept_and_caught_up() {
@@ -78,5 +82,23 @@ mod tests {
         assert!(a.haves_pending(3));
         a.handle_pex_request();
         assert!(a.pex_reply_due);
+    }
+
+    #[test]
+    fn the_first_sweep_announces_what_we_have_once_and_never_to_a_complete_peer() {
+        let swarm = seeder();
+        let (mut p, mut out) = (peer(), Outcome::default());
+        let sc = &scope(&mut p, &mut out);
+        let nothing = Binmap::new();
+        let mut a = Announce::new(Instant::ZERO, swarm.have_log.len());
+        let sent = written(|w| a.poll_haves(&swarm, sc, (&nothing, false), w));
+        assert_eq!(sent, ["HAVE(chunks 0..=7)"]);
+        assert!(!a.haves_pending(swarm.have_log.len()));
+        assert!(written(|w| a.poll_haves(&swarm, sc, (&nothing, false), w)).is_empty());
+        let mut all = Binmap::new();
+        all.set(crate::chunk::ChunkRange::new(0, fixture::CHUNKS - 1).unwrap());
+        let mut b = Announce::new(Instant::ZERO, swarm.have_log.len());
+        assert!(written(|w| b.poll_haves(&swarm, sc, (&all, true), w)).is_empty());
+        assert!(!b.haves_pending(swarm.have_log.len()));
     }
 }

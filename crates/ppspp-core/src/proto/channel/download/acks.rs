@@ -2,25 +2,22 @@
 //! each ACK repeating the run before it so that a lost ACK costs the
 //! sender nothing.
 
+use super::super::Scope;
+use super::Download;
 use crate::chunk::{ChunkIndex, ChunkRange};
-use crate::proto::channel::Channel;
 use crate::proto::swarm::Swarm;
 use crate::wire::{DatagramWriter, DelaySample, Message};
 
-impl Channel {
-    pub(in crate::proto::channel) fn push_acks(
-        &mut self,
-        swarm: &Swarm,
-        w: &mut DatagramWriter<'_>,
-    ) {
+impl Download {
+    pub fn poll_acks(&mut self, swarm: &Swarm, sc: &Scope<'_>, w: &mut DatagramWriter<'_>) {
         let mut sent = 0;
-        let ranges = self.hs.params().addressing.is_chunk_ranges();
-        'acks: for &(range, delay) in &self.down.acks {
-            let (run, covered) = reack(self.down.ack_run, range);
+        let ranges = sc.params.addressing.is_chunk_ranges();
+        'acks: for &(range, delay) in &self.acks {
+            let (run, covered) = reack(self.ack_run, range);
             // Bins would cost a message per bin of the repeated run: only
             // chunk ranges repeat it, at the cost of one.
             let acked = if ranges { covered } else { range };
-            for spec in self.specs_for(swarm, acked) {
+            for spec in sc.specs_for(swarm, acked) {
                 if w.push(&Message::Ack {
                     spec,
                     delay: DelaySample(delay),
@@ -30,14 +27,14 @@ impl Channel {
                     break 'acks;
                 }
             }
-            self.down.ack_run = Some(run);
+            self.ack_run = Some(run);
             sent += 1;
         }
-        self.down.acks.drain(..sent);
+        self.acks.drain(..sent);
     }
 
-    pub(in crate::proto::channel) fn queue_ack(&mut self, chunk: ChunkIndex, delay: i64) {
-        if let Some(last) = self.down.acks.last_mut() {
+    pub(super) fn queue_ack(&mut self, chunk: ChunkIndex, delay: i64) {
+        if let Some(last) = self.acks.last_mut() {
             if last.0.last().0.checked_add(1) == Some(chunk.0) {
                 if let Some(r) = ChunkRange::new(last.0.first(), chunk) {
                     *last = (r, delay);
@@ -46,7 +43,7 @@ impl Channel {
             }
         }
         if let Some(r) = ChunkRange::single(chunk) {
-            self.down.acks.push((r, delay));
+            self.acks.push((r, delay));
         }
     }
 }

@@ -2,52 +2,58 @@
 //! verified and stored, requests answered, ACKs queued (RFC 7574 §3.4–3.5,
 //! §5); a peer whose data fails verification is dropped.
 
+use super::super::Scope;
+use super::Download;
 use crate::bin::Bin;
 use crate::cc::AckSample;
 use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::hash::Hash;
 use crate::merkle::{chunk_count_from_peaks, VerifyError};
-use crate::proto::channel::Channel;
 use crate::proto::event::{CloseReason, Event};
 use crate::proto::integrity::Integrity;
 use crate::proto::swarm::Swarm;
-use crate::proto::Ctx;
+use crate::proto::{Ctx, StorageFailure, StorageOp};
 use crate::time::Instant;
 use crate::wire::{ChunkSpec, Timestamp};
+
+/// A DATA message as received: its chunks, the sender's timestamp, and the
+/// payload.
+pub(crate) type DataMessage<'p> = (ChunkSpec, Timestamp, &'p [u8]);
 
 /// Chunks one DATA message may carry that we look at.
 const MAX_CHUNKS_PER_DATA: u64 = 64;
 
-impl Channel {
-    pub(in crate::proto::channel) fn on_data(
+impl Download {
+    /// A DATA message and the INTEGRITY messages before it in the datagram.
+    /// Fails with the reason to close the channel when the peer sent data or
+    /// hashes that do not verify.
+    pub fn handle_data(
         &mut self,
         swarm: &mut Swarm,
         ctx: &mut Ctx<'_>,
-        spec: ChunkSpec,
-        timestamp: Timestamp,
-        payload: &[u8],
+        sc: &mut Scope<'_>,
+        (spec, timestamp, payload): DataMessage<'_>,
         hashes: &[(Bin, Hash)],
-    ) {
+    ) -> Result<(), CloseReason> {
         // The sender's wall clock against ours: the one-way delay plus the
         // offset between the two clocks, which LEDBAT's base delay cancels
         // (RFC 6817 §3.4).
         let delay = (ctx.wire_now() as i64).wrapping_sub(timestamp.0 as i64);
         let Some(range) = spec.to_chunks(swarm.chunk_size) else {
-            return;
+            return Ok(());
         };
-        if !self.accept_hashes(swarm, hashes) {
-            return;
-        }
+        self.handle_hashes(swarm, sc, hashes)?;
         let cs = swarm.chunk_size.bytes_usize();
         let count = range.len().min(MAX_CHUNKS_PER_DATA);
         for i in 0..count {
             let start = i as usize * cs;
-            if start >= payload.len() || self.close.is_some() {
+            if start >= payload.len() {
                 break;
             }
             let data = &payload[start..(start + cs).min(payload.len())];
-            self.on_chunk(swarm, ctx, ChunkIndex(range.first().0 + i), data, delay);
+            self.handle_chunk(swarm, ctx, sc, ChunkIndex(range.first().0 + i), data, delay)?;
         }
+        Ok(())
     }
 
     /// Feeds the INTEGRITY messages that came before a DATA to the tree:
@@ -60,13 +66,14 @@ impl Channel {
     /// offered, longest first (uncles can look like the peaks of a smaller
     /// tree, but they never hash up to the root): the tree decides whether
     /// the claim replaces the count held (`merkle/verify/claim.rs`).
-    pub(in crate::proto::channel) fn accept_hashes(
+    pub fn handle_hashes(
         &mut self,
         swarm: &mut Swarm,
+        sc: &mut Scope<'_>,
         hashes: &[(Bin, Hash)],
-    ) -> bool {
+    ) -> Result<(), CloseReason> {
         let Integrity::Partial(tree) = &mut swarm.integrity else {
-            return true;
+            return Ok(());
         };
         let before = tree.chunk_count();
         // Once the count is proven (or fixed by the metadata), only its own
@@ -86,10 +93,10 @@ impl Channel {
             match tree.accept_peaks(&hashes[..k]) {
                 Ok(n) => {
                     uncles = &hashes[k..];
-                    self.down.claimed = Some(n);
+                    self.claimed = Some(n);
                     if before != Some(n) {
                         swarm.size_counts();
-                        self.out.size_learned = true;
+                        sc.out.size_learned = true;
                     }
                     break;
                 }
@@ -97,29 +104,26 @@ impl Channel {
                 // once a chunk backs the count, an honest peer's uncles can
                 // no longer decompose it.
                 Err(VerifyError::BadPeaks) if before == Some(n) && tree.height_proven() => {
-                    self.reject(swarm);
-                    return false;
+                    return Err(self.reject(swarm, sc));
                 }
                 // Peaks that make the root but a count that what verified
                 // shows false.
                 Err(VerifyError::SizeMismatch { .. }) => {
-                    self.down.claimed = Some(n);
-                    self.reject(swarm);
-                    return false;
+                    self.claimed = Some(n);
+                    return Err(self.reject(swarm, sc));
                 }
                 Err(_) => {}
             }
         }
         let Integrity::Partial(tree) = &mut swarm.integrity else {
-            return true;
+            return Ok(());
         };
         for &(bin, hash) in uncles {
             if let Err(VerifyError::BadHash(_)) = tree.accept_uncle(bin, hash) {
-                self.reject(swarm);
-                return false;
+                return Err(self.reject(swarm, sc));
             }
         }
-        true
+        Ok(())
     }
 
     /// Whether a chunk that failed with `error` is the sender's fault for
@@ -127,11 +131,11 @@ impl Channel {
     /// because the claim is false (the honest last chunk is "too short"
     /// under a forged larger count, say): only a peer that vouched for the
     /// count held, with its own peaks, answers for it.
-    pub(in crate::proto::channel) fn at_fault(&self, swarm: &Swarm, error: &VerifyError) -> bool {
+    fn at_fault(&self, swarm: &Swarm, error: &VerifyError) -> bool {
         let Integrity::Partial(tree) = &swarm.integrity else {
             return true;
         };
-        let vouched = self.down.claimed.is_some() && self.down.claimed == tree.chunk_count();
+        let vouched = self.claimed.is_some() && self.claimed == tree.chunk_count();
         match error {
             // Under a height-proven count every trusted hash is the real
             // tree's, so a mismatch is the data's fault.
@@ -143,21 +147,24 @@ impl Channel {
         }
     }
 
-    pub(in crate::proto::channel) fn on_chunk(
+    /// One chunk of a DATA: verified, stored, counted and acknowledged,
+    /// or asked again, or the peer is at fault.
+    fn handle_chunk(
         &mut self,
         swarm: &mut Swarm,
         ctx: &mut Ctx<'_>,
+        sc: &mut Scope<'_>,
         chunk: ChunkIndex,
         data: &[u8],
         delay: i64,
-    ) {
+    ) -> Result<(), CloseReason> {
         if swarm.have.contains(chunk) {
             // A duplicate (end game, or a retransmission): acknowledge it so
             // the sender's controller sees the delivery.
             swarm.stats.chunks_duplicate += 1;
-            self.down.outstanding.received(chunk);
+            self.outstanding.received(chunk);
             self.queue_ack(chunk, delay);
-            return;
+            return Ok(());
         }
         // A partial tree verifies with the hashes received; a complete one
         // (hashes known in advance, as a simulated peer has them) checks the
@@ -169,39 +176,39 @@ impl Channel {
             // The chunk showed the content ends with it, below a claimed
             // count (`PartialTree::verify_chunk`).
             swarm.size_counts();
-            self.out.size_learned = true;
+            sc.out.size_learned = true;
         }
         match verified {
             Ok(()) => {
                 if !height_known {
                     // The claim is backed now: the endpoint drops the peers
                     // whose claims it shows false.
-                    self.out.size_learned = true;
+                    sc.out.size_learned = true;
                 }
                 if let Err(e) = swarm.storage.write_chunk(chunk, data) {
                     ctx.events.push_back(Event::StorageError {
-                        swarm: self.swarm,
-                        error: e.to_string(),
+                        swarm: sc.peer.swarm,
+                        error: StorageFailure::new(StorageOp::WriteChunk(chunk), &e),
                     });
-                    self.release(chunk);
-                    return;
+                    self.release(chunk, sc);
+                    return Ok(());
                 }
-                swarm.on_verified(chunk, data.len(), self.peer);
-                self.stats.chunks_received += 1;
-                self.stats.payload_bytes_received += data.len() as u64;
+                swarm.on_verified(chunk, data.len(), sc.peer.addr);
+                sc.peer.stats.chunks_received += 1;
+                sc.peer.stats.payload_bytes_received += data.len() as u64;
                 // In MSS per chunk, as the requests were counted.
-                let unit = self.mss;
-                let flight = self.down.outstanding.count() * unit;
-                let asked = self.down.outstanding.received(chunk);
+                let unit = sc.peer.mss;
+                let flight = self.outstanding.count() * unit;
+                let asked = self.outstanding.received(chunk);
                 swarm.note_cancellable(chunk, asked.is_none());
                 let rtt = asked.map(|at| ctx.now.saturating_since(at));
                 if let Some((at, rtt)) = asked.zip(rtt) {
-                    self.down.req_rtt.on_sample(rtt);
+                    self.req_rtt.on_sample(rtt);
                     // The peer answers again: ask it for more.
-                    self.down.picks_paused_until = Instant::ZERO;
-                    self.down.last_answered_sent = self.down.last_answered_sent.max(at);
-                    let more_asked = self.down.outstanding.count() > 0;
-                    self.down.link.on_data(ctx.now, data.len(), more_asked);
+                    self.picks_paused_until = Instant::ZERO;
+                    self.last_answered_sent = self.last_answered_sent.max(at);
+                    let more_asked = self.outstanding.count() > 0;
+                    self.link.on_data(ctx.now, data.len(), more_asked);
                 }
                 // The request window steers by the request's round trip,
                 // not by the DATA's one-way delay: requests wait in the
@@ -219,11 +226,12 @@ impl Channel {
                     rtt,
                     flight,
                 };
-                self.down.req_cc.on_ack(ctx.now, &sample);
+                self.req_cc.on_ack(ctx.now, &sample);
                 self.queue_ack(chunk, delay);
                 if let Some(r) = ChunkRange::single(chunk) {
-                    self.on_remote_has(swarm, r);
+                    self.handle_have(swarm, sc, r)?;
                 }
+                Ok(())
             }
             Err(
                 VerifyError::MissingHash(_)
@@ -233,29 +241,34 @@ impl Channel {
             ) => {
                 // Not the peer's fault for sure (an INTEGRITY may have been
                 // lost, the size is not settled yet): ask again.
-                self.release(chunk);
+                self.release(chunk, sc);
+                Ok(())
             }
-            Err(e) if !self.at_fault(swarm, &e) => self.release(chunk),
-            Err(_) => self.reject(swarm),
+            Err(e) if !self.at_fault(swarm, &e) => {
+                self.release(chunk, sc);
+                Ok(())
+            }
+            Err(_) => Err(self.reject(swarm, sc)),
         }
     }
 
     /// Forget a chunk we asked this peer for so it is asked again.
-    pub(in crate::proto::channel) fn release(&mut self, chunk: ChunkIndex) {
-        if self.down.outstanding.received(chunk).is_some() {
-            self.out.released.extend(ChunkRange::single(chunk));
+    fn release(&mut self, chunk: ChunkIndex, sc: &mut Scope<'_>) {
+        if self.outstanding.received(chunk).is_some() {
+            sc.out.released.extend(ChunkRange::single(chunk));
         }
     }
 
     /// The peer sent data or hashes that failed verification: drop it, count
-    /// it, and have its chunks fetched elsewhere.
-    pub(in crate::proto::channel) fn reject(&mut self, swarm: &mut Swarm) {
-        self.stats.chunks_rejected += 1;
+    /// it, and have its chunks fetched elsewhere. Returns why the channel
+    /// closes.
+    fn reject(&mut self, swarm: &mut Swarm, sc: &mut Scope<'_>) -> CloseReason {
+        sc.peer.stats.chunks_rejected += 1;
         swarm.stats.chunks_rejected += 1;
         swarm.stats.bad_peers += 1;
-        swarm.peer_stats(self.peer).chunks_rejected += 1;
-        let dropped = self.down.outstanding.clear();
-        self.out.released.extend(dropped.filled_runs());
-        self.close(CloseReason::BadData, true);
+        swarm.peer_stats(sc.peer.addr).chunks_rejected += 1;
+        let dropped = self.outstanding.clear();
+        sc.out.released.extend(dropped.filled_runs());
+        CloseReason::BadData
     }
 }

@@ -7,8 +7,9 @@
 //! started from a bare swarm id), by a fixed allowance. HAVEs past either
 //! are misbehaviour: counted, and a peer that keeps sending them is closed.
 
+use super::super::Peer;
+use super::Download;
 use crate::chunk::ChunkRange;
-use crate::proto::channel::Channel;
 use crate::proto::event::CloseReason;
 use crate::proto::swarm::Swarm;
 use crate::proto::ProtocolViolation;
@@ -23,28 +24,26 @@ pub(crate) const MAX_UNSIZED_HAVE_BYTES: usize = 1 << 20;
 /// none (a HAVE wholly past the content names chunks that do not exist).
 pub(crate) const MAX_HAVES_REFUSED: u64 = 4096;
 
-impl Channel {
+impl Download {
     /// Whether the peer's chunk set may grow by `range`.
-    pub(in crate::proto::channel) fn may_record_has(
-        &self,
-        swarm: &Swarm,
-        range: ChunkRange,
-    ) -> bool {
+    pub(super) fn may_record_has(&self, swarm: &Swarm, range: ChunkRange) -> bool {
         swarm.counted_chunk_count().is_some()
-            || self.down.remote_has.heap_bytes() < MAX_UNSIZED_HAVE_BYTES
-            || self.down.remote_has.is_filled(range)
+            || self.remote_has.heap_bytes() < MAX_UNSIZED_HAVE_BYTES
+            || self.remote_has.is_filled(range)
     }
+}
 
-    /// A HAVE we do not record: counted against the peer.
-    pub(in crate::proto::channel) fn refuse_have(&mut self, swarm: &mut Swarm) {
-        self.stats.haves_refused += 1;
-        swarm.stats.haves_refused += 1;
-        swarm.peer_stats(self.peer).haves_refused += 1;
-        if self.stats.haves_refused >= MAX_HAVES_REFUSED {
-            self.close(
-                CloseReason::Protocol(ProtocolViolation::ImpossibleChunks),
-                true,
-            );
-        }
+/// A HAVE we do not record: counted against the peer. Fails with the
+/// reason to close once the peer has sent too many.
+pub(in crate::proto::channel) fn refuse_have(
+    swarm: &mut Swarm,
+    peer: &mut Peer,
+) -> Result<(), CloseReason> {
+    peer.stats.haves_refused += 1;
+    swarm.stats.haves_refused += 1;
+    swarm.peer_stats(peer.addr).haves_refused += 1;
+    if peer.stats.haves_refused >= MAX_HAVES_REFUSED {
+        return Err(CloseReason::Protocol(ProtocolViolation::ImpossibleChunks));
     }
+    Ok(())
 }

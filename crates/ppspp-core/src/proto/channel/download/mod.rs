@@ -19,11 +19,13 @@ mod have_limits;
 mod remote_has;
 mod requests;
 use crate::time::Instant;
+pub(super) use have_limits::refuse_have;
 use std::time::Duration;
 
-/// One channel's download side. Its code paths that act on the channel
-/// as a whole (`data.rs`, `requests.rs`, …) sit in this module, so the
-/// fields stay private to it.
+/// One channel's download side: inputs `handle_have` (`remote_has.rs`),
+/// `handle_data` and `handle_hashes` (`data.rs`), `handle_timeout`;
+/// outputs `poll_acks`, `poll_cancels`, `poll_requests` (`acks.rs`,
+/// `cancels.rs`, `requests.rs`).
 pub(crate) struct Download {
     /// Chunks the peer has (HAVE, ACK).
     remote_has: Binmap,
@@ -227,35 +229,4 @@ impl Download {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::cc::CongestionControl;
-
-    fn fresh() -> Download {
-        Download::new(Instant::ZERO, CongestionControl::default().build(1088), 0)
-    }
-
-    #[test]
-    fn a_fresh_download_owes_nothing_and_waits_for_nothing() {
-        let d = fresh();
-        assert!(!d.poll_due());
-        assert_eq!(d.next_deadline(Instant::ZERO), None);
-        assert!(d.remote_has().is_empty() && !d.remote_complete());
-        assert_eq!((d.fast(), d.claimed()), (None, None));
-        assert!(d.request_timeout() >= Duration::from_millis(500));
-    }
-
-    #[test]
-    fn a_pick_pause_is_a_deadline_until_it_passes() {
-        let mut d = fresh();
-        let t = Instant::ZERO + Duration::from_secs(2);
-        d.picks_paused_until = t;
-        assert_eq!(d.next_deadline(Instant::ZERO), Some(t));
-        assert_eq!(d.next_deadline(t), None);
-        d.acks
-            .push((ChunkRange::single(crate::chunk::ChunkIndex(3)).unwrap(), 0));
-        assert!(d.poll_due());
-        d.handle_fast(Some(true));
-        assert_eq!(d.fast(), Some(true));
-    }
-}
+mod tests;

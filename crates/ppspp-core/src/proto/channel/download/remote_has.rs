@@ -2,41 +2,50 @@
 //! counted in the swarm's availability — once for a peer with every chunk
 //! — and what a new chunk it has means for our pick pause.
 
+use super::super::Scope;
+use super::have_limits::refuse_have;
+use super::Download;
 use crate::binmap::Binmap;
 use crate::chunk::ChunkRange;
-use crate::proto::channel::Channel;
+use crate::proto::event::CloseReason;
 use crate::proto::swarm::Swarm;
 use crate::time::Instant;
 
-impl Channel {
-    /// The peer has the chunks of `range` (HAVE, or implied by ACK).
-    pub(crate) fn on_remote_has(&mut self, swarm: &mut Swarm, range: ChunkRange) {
-        if self.down.remote_complete {
-            return;
+impl Download {
+    /// The peer has the chunks of `range` (HAVE, or implied by ACK). Fails
+    /// with the reason to close when the peer announced too much that
+    /// cannot be (see `have_limits.rs`).
+    pub fn handle_have(
+        &mut self,
+        swarm: &mut Swarm,
+        sc: &mut Scope<'_>,
+        range: ChunkRange,
+    ) -> Result<(), CloseReason> {
+        if self.remote_complete {
+            return Ok(());
         }
         if !self.may_record_has(swarm, range) {
-            self.refuse_have(swarm);
-            return;
+            return refuse_have(swarm, sc.peer);
         }
         // Most HAVEs name one chunk: one descent tells new from known and
         // records it.
         let single = range.len() == 1;
         if single {
-            if !self.down.remote_has.insert_chunk(range.first()) {
-                return;
+            if !self.remote_has.insert_chunk(range.first()) {
+                return Ok(());
             }
             swarm.availability.add(range);
-        } else if self.down.remote_has.is_filled(range) {
-            return;
-        } else if !self.down.remote_has.is_empty_range(range) {
+        } else if self.remote_has.is_filled(range) {
+            return Ok(());
+        } else if !self.remote_has.is_empty_range(range) {
             let mut fresh = Binmap::new();
             fresh.set(range);
-            let runs: Vec<ChunkRange> = fresh.difference_runs(&self.down.remote_has).collect();
+            let runs: Vec<ChunkRange> = fresh.difference_runs(&self.remote_has).collect();
             runs.into_iter().for_each(|r| swarm.availability.add(r));
-            self.down.remote_has.set(range);
+            self.remote_has.set(range);
         } else {
             swarm.availability.add(range);
-            self.down.remote_has.set(range);
+            self.remote_has.set(range);
         }
         // Only a chunk we lack can make a pick find something. A chunk not
         // taken (neither had nor requested) is lacking; a taken one is
@@ -53,23 +62,24 @@ impl Channel {
             !swarm.have.is_filled(range)
         };
         if lacking {
-            self.down.pick_idle_until = Instant::ZERO;
-            self.down.dry.wet(range);
+            self.pick_idle_until = Instant::ZERO;
+            self.dry.wet(range);
         }
         self.check_remote_complete(swarm);
+        Ok(())
     }
 
     /// The swarm's chunk count is `n` now (learned, or changed): the peer's
     /// chunks are counted again in the fresh availability, and what it
     /// announced past the end is dropped — its chunk set is now bounded by
     /// the content (`have_limits.rs`).
-    pub(crate) fn recount_remote_has(&mut self, swarm: &mut Swarm, n: u64) {
-        self.down.remote_complete = false;
+    pub fn handle_recount(&mut self, swarm: &mut Swarm, n: u64) {
+        self.remote_complete = false;
         if let Some(all) = ChunkRange::with_len(0u64, n) {
-            let runs: Vec<ChunkRange> = self.down.remote_has.filled_runs_in(all).collect();
-            self.down.remote_has = Binmap::new();
+            let runs: Vec<ChunkRange> = self.remote_has.filled_runs_in(all).collect();
+            self.remote_has = Binmap::new();
             for r in runs {
-                self.down.remote_has.set(r);
+                self.remote_has.set(r);
                 swarm.availability.add(r);
             }
         }
@@ -77,7 +87,7 @@ impl Channel {
     }
 
     /// A peer with every chunk counts once in the availability, not per chunk.
-    pub(crate) fn check_remote_complete(&mut self, swarm: &mut Swarm) {
+    fn check_remote_complete(&mut self, swarm: &mut Swarm) {
         let Some(all) = swarm
             .chunk_count()
             .and_then(|n| ChunkRange::with_len(0u64, n))
@@ -86,24 +96,24 @@ impl Channel {
         };
         // The count is kept by the binmap: the full check runs only when
         // it can succeed.
-        if !self.down.remote_complete
-            && self.down.remote_has.count() >= all.len()
-            && self.down.remote_has.is_filled(all)
+        if !self.remote_complete
+            && self.remote_has.count() >= all.len()
+            && self.remote_has.is_filled(all)
         {
-            for r in self.down.remote_has.filled_runs() {
+            for r in self.remote_has.filled_runs() {
                 swarm.availability.remove(r);
             }
             swarm.availability.add_complete_peer();
-            self.down.remote_complete = true;
+            self.remote_complete = true;
         }
     }
 
     /// Takes the peer out of the availability counts (on close).
-    pub(crate) fn forget_availability(&self, swarm: &mut Swarm) {
-        if self.down.remote_complete {
+    pub fn forget_availability(&self, swarm: &mut Swarm) {
+        if self.remote_complete {
             swarm.availability.remove_complete_peer();
         } else {
-            for r in self.down.remote_has.filled_runs() {
+            for r in self.remote_has.filled_runs() {
                 swarm.availability.remove(r);
             }
         }

@@ -1,8 +1,9 @@
 //! REQUEST: what we ask the peer for, as the picker chooses within the
 //! request window and the download limit (RFC 7574 §3.7, §8.8).
 
+use super::super::Scope;
+use super::Download;
 use crate::pick::{PeerLink, PickView};
-use crate::proto::channel::Channel;
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
 use crate::time::Instant;
@@ -15,26 +16,30 @@ const MAX_PICK: u64 = 256;
 /// safety net, not a poll.
 const PICK_IDLE: std::time::Duration = std::time::Duration::from_secs(1);
 
-impl Channel {
-    pub(in crate::proto::channel) fn push_requests(
+impl Download {
+    /// Writes REQUESTs for what the picker chooses, unless the peer chokes
+    /// us (`choked`).
+    pub fn poll_requests(
         &mut self,
         swarm: &mut Swarm,
         ctx: &mut Ctx<'_>,
+        sc: &mut Scope<'_>,
+        choked: bool,
         w: &mut DatagramWriter<'_>,
     ) {
-        if self.choke.choked_by_remote()
+        if choked
             || swarm.is_complete()
-            || self.down.remote_has.is_empty()
-            || ctx.now < self.down.picks_paused_until
+            || self.remote_has.is_empty()
+            || ctx.now < self.picks_paused_until
         {
             return;
         }
         let cs = u64::from(swarm.chunk_size.bytes());
-        let window = self.down.req_cc.window() / self.mss;
+        let window = self.req_cc.window() / sc.peer.mss;
         let have_room = window
             .max(1)
             .min(ctx.config.max_requests_per_peer)
-            .saturating_sub(self.down.outstanding.count())
+            .saturating_sub(self.outstanding.count())
             .min(MAX_PICK);
         // Ask for no more than the download limit pays for now: the
         // chunks come about a round trip later, at most at the limit.
@@ -43,35 +48,31 @@ impl Channel {
             None => have_room,
         };
         if affordable == 0 && have_room > 0 && ctx.download.is_some() {
-            self.out.download_blocked = Some(cs);
+            sc.out.download_blocked = Some(cs);
         }
         // Pick in batches (a quarter window at a time), and not again soon
         // after a pick that found nothing.
         let batch = (window / 4).clamp(1, 16);
-        let starving = self.down.outstanding.count() == 0;
-        let idle = ctx.now < self.down.pick_idle_until && swarm.releases == self.down.releases_seen;
+        let starving = self.outstanding.count() == 0;
+        let idle = ctx.now < self.pick_idle_until && swarm.releases == self.releases_seen;
         if affordable == 0 || (affordable < batch && !starving) || idle {
             return;
         }
         let mut picked = Vec::new();
-        if self.down.releases_seen != swarm.releases {
+        if self.releases_seen != swarm.releases {
             // Given-back chunks may lie in blocks marked dry.
-            self.down.dry.forget();
-            self.down.releases_seen = swarm.releases;
+            self.dry.forget();
+            self.releases_seen = swarm.releases;
         }
         // Not a tentative count whose height no chunk proved: it may be a
         // forged 2^28 (see `Swarm::counted_chunk_count`).
         let chunk_count = swarm.counted_chunk_count();
         let link = PeerLink {
-            fast: self.down.fast,
+            fast: self.fast,
             fast_count: swarm.fast_count,
             window,
-            loss: self.down.link.loss_ratio(),
-            answer_time: self
-                .down
-                .req_rtt
-                .srtt()
-                .unwrap_or(self.down.request_timeout()),
+            loss: self.link.loss_ratio(),
+            answer_time: self.req_rtt.srtt().unwrap_or(self.request_timeout()),
             prebuffering: swarm.player_waiting,
         };
         let view = PickView {
@@ -79,13 +80,13 @@ impl Channel {
             chunk_count,
             have: &swarm.have,
             requested: &swarm.requested,
-            requested_from_peer: self.down.outstanding.chunks(),
-            peer_has: &self.down.remote_has,
+            requested_from_peer: self.outstanding.chunks(),
+            peer_has: &self.remote_has,
             late: &swarm.doubled,
             availability: &swarm.availability,
-            peer_counted: !self.down.remote_complete,
+            peer_counted: !self.remote_complete,
             playhead: swarm.playhead,
-            dry: chunk_count.map(|n| self.down.dry.view(n)),
+            dry: chunk_count.map(|n| self.dry.view(n)),
             link,
         };
         swarm.picker.pick(&view, affordable, ctx.rng, &mut picked);
@@ -107,7 +108,7 @@ impl Channel {
                 }
             })
             .collect();
-        self.down.pick_idle_until = if picked.is_empty() {
+        self.pick_idle_until = if picked.is_empty() {
             ctx.now + PICK_IDLE
         } else {
             Instant::ZERO
@@ -116,17 +117,15 @@ impl Channel {
             let Some(range) = swarm.clamp(range) else {
                 continue;
             };
-            let specs: Vec<ChunkSpec> = self.specs_for(swarm, range).collect();
-            if specs.is_empty()
-                || w.remaining() < specs.len() * (1 + self.hs.params().addressing.spec_len())
-            {
+            let specs: Vec<ChunkSpec> = sc.specs_for(swarm, range).collect();
+            if specs.is_empty() || w.remaining() < specs.len() * sc.spec_len() {
                 break;
             }
             for spec in specs {
                 // Room was checked above.
                 let _ = w.push(&Message::Request(spec));
             }
-            self.down.outstanding.add(range, ctx.now, deadline);
+            self.outstanding.add(range, ctx.now, deadline);
             if !swarm.requested.is_empty_range(range) {
                 // End game: asked from two peers, so whichever answers
                 // second must hear CANCEL.
@@ -136,12 +135,9 @@ impl Channel {
             swarm.availability.mark_taken(range);
             // The request window counts a chunk as one MSS, so that its
             // flight and its window are in the same unit.
-            let unit = self.mss;
-            self.down.req_cc.on_sent(
-                ctx.now,
-                range.len() * unit,
-                self.down.outstanding.count() * unit,
-            );
+            let unit = sc.peer.mss;
+            self.req_cc
+                .on_sent(ctx.now, range.len() * unit, self.outstanding.count() * unit);
             if let Some(bucket) = ctx.download.as_deref_mut() {
                 bucket.take_saturating(ctx.now, range.len() * cs);
             }

@@ -4,50 +4,53 @@
 
 use std::collections::BTreeSet;
 
+use super::super::Scope;
+use super::Upload;
 use crate::bin::Bin;
+use crate::binmap::Binmap;
 use crate::chunk::ChunkIndex;
 use crate::hash::Hash;
-use crate::proto::channel::Channel;
 use crate::proto::event::Event;
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
+use crate::proto::{StorageFailure, StorageOp};
 use crate::wire::{DatagramWriter, Message, Timestamp};
 
 /// Most chunks whose hashes go out ahead in one datagram.
 const MAX_AHEAD: u64 = 32;
 
-impl Channel {
+impl Upload {
     /// Appends INTEGRITY and DATA for the next requested chunk, if the
     /// congestion window, pacing and the upload limit allow and it fits
     /// beside the control messages (else it goes in the next datagram).
-    pub(in crate::proto::channel) fn push_data(
+    /// Nothing while we choke the peer (`choking`); `remote_has` is what
+    /// the peer has, which decides the hashes it needs.
+    pub fn poll_data(
         &mut self,
         swarm: &mut Swarm,
         ctx: &mut Ctx<'_>,
+        sc: &mut Scope<'_>,
+        (choking, remote_has): (bool, &Binmap),
         w: &mut DatagramWriter<'_>,
     ) {
-        if self.choke.choking_remote() || self.up.queue.is_empty() {
+        if choking || self.queue.is_empty() {
             return;
         }
         let cs = swarm.chunk_size.bytes_usize();
-        let mss = self.mss;
-        if self.up.inflight.bytes() > 0 && self.up.inflight.bytes() + mss > self.up.cc.window() {
+        let mss = sc.peer.mss;
+        if self.inflight.bytes() > 0 && self.inflight.bytes() + mss > self.cc.window() {
             return;
         }
-        let rate = self
-            .up
-            .rtt
-            .srtt()
-            .and_then(|srtt| self.up.cc.pacing_rate(srtt));
-        self.up.next_data_at = self.up.pacer.ready_at(ctx.now, mss, rate, mss);
-        if self.up.next_data_at > ctx.now {
+        let rate = self.rtt.srtt().and_then(|srtt| self.cc.pacing_rate(srtt));
+        self.next_data_at = self.pacer.ready_at(ctx.now, mss, rate, mss);
+        if self.next_data_at > ctx.now {
             return;
         }
         let (chunk, hashes) = loop {
-            let Some(chunk) = self.up.queue.peek() else {
+            let Some(chunk) = self.queue.peek() else {
                 return;
             };
-            let sent_ahead = self.up.ahead.remove(&chunk);
+            let sent_ahead = self.ahead.remove(&chunk);
             let hashes = swarm
                 .have
                 .contains(chunk)
@@ -55,14 +58,14 @@ impl Channel {
                     if sent_ahead {
                         Some(Vec::new())
                     } else {
-                        self.hashes_for(swarm, chunk)
+                        self.hashes_for(swarm, remote_has, chunk)
                     }
                 })
                 .flatten();
-            match (hashes, self.spec_for_chunk(swarm, chunk)) {
+            match (hashes, sc.spec_for_chunk(swarm, chunk)) {
                 (Some(h), Some(spec)) => break ((chunk, spec), h),
                 _ => {
-                    self.up.queue.pop();
+                    self.queue.pop();
                 }
             }
         };
@@ -71,12 +74,12 @@ impl Channel {
             && w.is_empty()
             && ctx.config.integrity_ahead
             && !matches!(ctx.config.compat, crate::proto::Compat::Libswift)
-            && self.push_hashes_ahead(swarm, w, chunk)
+            && self.poll_hashes_ahead(swarm, sc, remote_has, w, chunk)
         {
             return; // This datagram carries the hashes; the DATA follow.
         }
-        let spec_len = 1 + self.hs.params().addressing.spec_len();
-        let needed = hashes.len() * (spec_len + self.hs.params().hash_len()) + spec_len + 8 + cs;
+        let spec_len = sc.spec_len();
+        let needed = hashes.len() * (spec_len + sc.params.hash_len()) + spec_len + 8 + cs;
         let start = w.len();
         let limit = ctx
             .config
@@ -87,14 +90,13 @@ impl Channel {
         }
         if let Some(bucket) = ctx.upload.as_deref_mut() {
             if !bucket.try_take(ctx.now, needed as u64) {
-                self.out.upload_blocked =
-                    Some(self.out.upload_blocked.unwrap_or(0).max(needed as u64));
+                sc.out.upload_blocked = Some(sc.out.upload_blocked.unwrap_or(0).max(needed as u64));
                 return;
             }
         }
         w.set_limit(limit);
         for (bin, hash) in &hashes {
-            let Some(s) = self.spec_for_bin(swarm, *bin) else {
+            let Some(s) = sc.spec_for_bin(swarm, *bin) else {
                 return;
             };
             if w.push(&Message::Integrity {
@@ -112,25 +114,25 @@ impl Channel {
         else {
             return;
         };
-        self.up.queue.pop();
+        self.queue.pop();
         let n = match read {
             Ok(n) => n,
             Err(e) => {
                 ctx.events.push_back(Event::StorageError {
-                    swarm: self.swarm,
-                    error: e.to_string(),
+                    swarm: sc.peer.swarm,
+                    error: StorageFailure::new(StorageOp::ReadChunk(chunk), &e),
                 });
                 return;
             }
         };
         let bytes = (w.len() - start) as u64;
-        self.up.inflight.on_sent(chunk.0, bytes, ctx.now);
-        self.up.cc.on_sent(ctx.now, bytes, self.up.inflight.bytes());
-        self.up.pacer.on_sent(bytes);
-        self.stats.chunks_sent += 1;
-        self.stats.payload_bytes_sent += n as u64;
+        self.inflight.on_sent(chunk.0, bytes, ctx.now);
+        self.cc.on_sent(ctx.now, bytes, self.inflight.bytes());
+        self.pacer.on_sent(bytes);
+        sc.peer.stats.chunks_sent += 1;
+        sc.peer.stats.payload_bytes_sent += n as u64;
         swarm.stats.payload_bytes_sent += n as u64;
-        let peer = swarm.peer_stats(self.peer);
+        let peer = swarm.peer_stats(sc.peer.addr);
         peer.chunks_sent += 1;
         peer.payload_bytes_sent += n as u64;
     }
@@ -140,29 +142,30 @@ impl Channel {
     /// holds so their DATA go without. Each chunk's uncles are chosen as if
     /// the chunks before it in the burst had arrived. Returns false (and
     /// writes nothing) when fewer than two chunks would benefit.
-    pub(in crate::proto::channel) fn push_hashes_ahead(
+    fn poll_hashes_ahead(
         &mut self,
         swarm: &Swarm,
+        sc: &Scope<'_>,
+        remote_has: &Binmap,
         w: &mut DatagramWriter<'_>,
         first: ChunkIndex,
     ) -> bool {
-        let mss = self.mss;
-        let room = self.up.cc.window().saturating_sub(self.up.inflight.bytes()) / mss;
+        let mss = sc.peer.mss;
+        let room = self.cc.window().saturating_sub(self.inflight.bytes()) / mss;
         let burst: Vec<ChunkIndex> = self
-            .up
             .queue
             .upcoming()
             .take(room.clamp(1, MAX_AHEAD) as usize)
-            .take_while(|c| swarm.have.contains(*c) && !self.up.ahead.contains(c))
+            .take_while(|c| swarm.have.contains(*c) && !self.ahead.contains(c))
             .collect();
         if burst.len() < 2 || burst[0] != first {
             return false;
         }
-        let entry = 1 + self.hs.params().addressing.spec_len() + self.hs.params().hash_len();
+        let entry = sc.spec_len() + sc.params.hash_len();
         let room = w.remaining();
         let mut seen = BTreeSet::new();
         let mut msgs: Vec<(Bin, Hash)> = Vec::new();
-        if self.down.remote_has().is_empty() {
+        if remote_has.is_empty() {
             for (bin, hash) in swarm.integrity.peaks().unwrap_or_default() {
                 seen.insert(bin);
                 msgs.push((bin, hash));
@@ -174,16 +177,12 @@ impl Channel {
             let earlier = |keep: fn(ChunkIndex, ChunkIndex) -> bool| {
                 before.iter().copied().filter(move |b| keep(*b, c))
             };
-            let left = self
-                .down
-                .remote_has()
+            let left = remote_has
                 .last_filled_to(c)
                 .into_iter()
                 .chain(earlier(|b, c| b < c))
                 .max();
-            let right = self
-                .down
-                .remote_has()
+            let right = remote_has
                 .first_filled_from(c)
                 .into_iter()
                 .chain(earlier(|b, c| b > c))
@@ -210,37 +209,38 @@ impl Channel {
             return false;
         }
         for (bin, hash) in msgs {
-            let Some(spec) = self.spec_for_bin(swarm, bin) else {
+            let Some(spec) = sc.spec_for_bin(swarm, bin) else {
                 return false;
             };
             // Room was checked above.
             let _ = w.push(&Message::Integrity { spec, hash });
         }
-        if self.up.ahead.len() > 4 * MAX_AHEAD as usize {
-            self.up.ahead.clear();
+        if self.ahead.len() > 4 * MAX_AHEAD as usize {
+            self.ahead.clear();
         }
-        self.up.ahead.extend(covered);
+        self.ahead.extend(covered);
         true
     }
 
     /// The hashes to put before DATA of `chunk`: the peaks until the peer
     /// has acknowledged something (RFC 7574 §5.6.2), then the uncles it
     /// lacks, top down (§5.4). `None` if we cannot vouch for the chunk.
-    pub(in crate::proto::channel) fn hashes_for(
+    fn hashes_for(
         &self,
         swarm: &Swarm,
+        remote_has: &Binmap,
         chunk: ChunkIndex,
     ) -> Option<Vec<(Bin, Hash)>> {
         // The walk asks, for ancestors of `chunk`, whether the receiver holds
         // a chunk under them: exactly when the nearest chunk it holds on
         // either side lies under them. Two searches instead of one per layer.
-        let left = self.down.remote_has().last_filled_to(chunk);
-        let right = self.down.remote_has().first_filled_from(chunk);
+        let left = remote_has.last_filled_to(chunk);
+        let right = remote_has.first_filled_from(chunk);
         let holds = |b: Bin| {
             left.is_some_and(|c| b.contains_chunk(c)) || right.is_some_and(|c| b.contains_chunk(c))
         };
         let uncles = swarm.integrity.uncles(chunk, holds)?;
-        if self.down.remote_has().is_empty() {
+        if remote_has.is_empty() {
             let mut all = swarm.integrity.peaks()?;
             all.extend(uncles);
             Some(all)

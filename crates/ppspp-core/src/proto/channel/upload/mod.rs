@@ -14,8 +14,9 @@ use crate::time::Instant;
 
 mod data;
 
-/// One channel's upload side. The DATA writer (`data.rs`) sits in this
-/// module, so the fields stay private to it.
+/// One channel's upload side: inputs `handle_request`, `handle_cancel`,
+/// `handle_ack`, `handle_have`, `handle_timeout`; output `poll_data`
+/// (`data.rs`).
 pub(crate) struct Upload {
     queue: UploadQueue,
     inflight: InFlight,
@@ -127,7 +128,13 @@ impl Upload {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::binmap::Binmap;
     use crate::cc::CongestionControl;
+    use crate::proto::channel::fixture::{self, peer, scope, seeder, with_ctx, written};
+    use crate::proto::channel::scope::Peer;
+    use crate::proto::channel::Outcome;
+    use crate::proto::swarm::Swarm;
+    use crate::proto::EndpointConfig;
     use std::time::Duration;
 
     const MSS: u64 = 1088;
@@ -171,5 +178,54 @@ mod tests {
         let due = u.next_deadline(t1).unwrap();
         u.handle_timeout(due);
         assert_eq!(u.flight_bytes(), 0, "the flight is taken for lost");
+    }
+
+    /// What a seeder's upload writes after the peer, which has `has`,
+    /// asked for `request`: with us choking it, then not. Returns the
+    /// upload, the swarm and the peer after.
+    fn serve(request: ChunkRange, has: &Binmap) -> (Vec<String>, Upload, Swarm, Peer) {
+        let cfg = EndpointConfig::default();
+        let mut swarm = seeder();
+        let (mut u, mut p, mut out) = (fresh(), peer(), Outcome::default());
+        let sc = &mut scope(&mut p, &mut out);
+        u.handle_request(request, 16).unwrap();
+        let sent = with_ctx(&cfg, Instant::ZERO, |ctx| {
+            let choked = written(|w| u.poll_data(&mut swarm, ctx, sc, (true, has), w));
+            assert!(choked.is_empty(), "nothing while we choke the peer");
+            assert_eq!(u.queued_chunks(), request.len());
+            written(|w| u.poll_data(&mut swarm, ctx, sc, (false, has), w))
+        });
+        (sent, u, swarm, p)
+    }
+
+    #[test]
+    fn a_requested_chunk_goes_out_with_the_hashes_the_peer_lacks() {
+        let (sent, u, swarm, p) = serve(r(0, 0), &Binmap::new());
+        // The peak of the 8-chunk tree and chunk 0's three uncles (RFC 7574
+        // §5.4, §5.6.2), then the chunk.
+        assert_eq!(sent.len(), 5, "{sent:?}");
+        assert!(
+            sent[..4].iter().all(|m| m.starts_with("INTEGRITY")),
+            "{sent:?}"
+        );
+        assert_eq!(
+            sent[4],
+            format!("DATA(chunks 0..=0, {} bytes)", fixture::CHUNK)
+        );
+        assert_eq!(u.queued_chunks(), 0);
+        assert!(u.flight_bytes() > fixture::CHUNK.into());
+        assert_eq!(p.stats.chunks_sent, 1);
+        assert_eq!(swarm.stats.payload_bytes_sent, u64::from(fixture::CHUNK));
+    }
+
+    #[test]
+    fn a_peer_that_has_the_sibling_gets_no_hashes_it_can_compute() {
+        let mut has = Binmap::new();
+        has.set(r(0, 0));
+        let (sent, ..) = serve(r(1, 1), &has);
+        // It verified chunk 0, so holds the peak and chunk 1's uncles above
+        // their parent: only the DATA goes.
+        assert_eq!(sent.len(), 1, "{sent:?}");
+        assert!(sent[0].starts_with("DATA(chunks 1..=1,"), "{sent:?}");
     }
 }
