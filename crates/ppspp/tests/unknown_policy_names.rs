@@ -6,7 +6,7 @@ mod common;
 
 use common::{assert_fails_with, ppspp, SMALL};
 
-const PICKERS: &str = "(known: sequential, rarest-first, linear, std-vod, swift-vod)";
+const PICKERS: &str = "(known: sequential, rarest-first, linear, std-vod, swift-vod, buffer-vod)";
 const CONTROLLERS: &str = "(known: ledbat, fixed)";
 
 #[test]

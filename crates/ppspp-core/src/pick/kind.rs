@@ -7,7 +7,8 @@ use std::fmt;
 use std::str::FromStr;
 
 use super::{
-    Linear, MediaRate, Picker, RarestFirst, Sequential, StdVod, SwiftVod, VodWindows, NAMES,
+    BufferVod, Linear, MediaRate, Picker, RarestFirst, Sequential, StdVod, SwiftVod, VodWindows,
+    NAMES,
 };
 
 /// One of the picking policies, by name (see [`NAMES`]).
@@ -23,16 +24,19 @@ pub enum PickerKind {
     StdVod,
     /// [`SwiftVod`]: "swift-vod".
     SwiftVod,
+    /// [`BufferVod`]: "buffer-vod".
+    BufferVod,
 }
 
 impl PickerKind {
     /// Every policy, in the order of [`NAMES`].
-    pub const ALL: [PickerKind; 5] = [
+    pub const ALL: [PickerKind; 6] = [
         PickerKind::Sequential,
         PickerKind::RarestFirst,
         PickerKind::Linear,
         PickerKind::StdVod,
         PickerKind::SwiftVod,
+        PickerKind::BufferVod,
     ];
 
     /// The policy's name, as its pickers report it.
@@ -43,6 +47,7 @@ impl PickerKind {
             PickerKind::Linear => "linear",
             PickerKind::StdVod => "std-vod",
             PickerKind::SwiftVod => "swift-vod",
+            PickerKind::BufferVod => "buffer-vod",
         }
     }
 
@@ -55,6 +60,7 @@ impl PickerKind {
             PickerKind::Linear => Box::new(Linear::new()),
             PickerKind::StdVod => Box::new(StdVod::sized(rate, windows)),
             PickerKind::SwiftVod => Box::new(SwiftVod::sized(rate, windows)),
+            PickerKind::BufferVod => Box::new(BufferVod::sized(rate, windows)),
         }
     }
 }
@@ -111,7 +117,7 @@ mod tests {
                 e.to_string(),
                 format!(
                     "unknown algorithm '{name}' (known: sequential, rarest-first, linear, \
-                     std-vod, swift-vod)"
+                     std-vod, swift-vod, buffer-vod)"
                 )
             );
         }

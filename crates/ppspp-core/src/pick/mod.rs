@@ -20,6 +20,7 @@ use crate::time::Instant;
 
 pub mod availability;
 mod block_minima;
+pub mod buffer_vod;
 mod candidates;
 pub mod dry;
 pub mod fast_peers;
@@ -33,6 +34,7 @@ pub mod swift_vod;
 mod test_sets;
 mod window;
 
+pub use buffer_vod::BufferVod;
 pub use dry::{DryBlocks, DryView};
 pub use kind::{PickerKind, UnknownPicker};
 pub use linear::Linear;
@@ -48,6 +50,7 @@ pub const NAMES: &[&str] = &[
     "linear",
     "std-vod",
     "swift-vod",
+    "buffer-vod",
 ];
 
 /// The picker called `name` (one of [`NAMES`]) with its default settings,

@@ -99,21 +99,12 @@ impl SwiftVod {
         let f = view.link.fast_count.max(1);
         (view.link.window / 2).min(h.div_ceil(f)).max(1)
     }
-}
 
-impl Picker for SwiftVod {
-    fn name(&self) -> &'static str {
-        "swift-vod"
-    }
-
-    fn pick(
-        &mut self,
-        view: &PickView<'_>,
-        max_chunks: u64,
-        rng: &mut dyn Rng,
-        out: &mut Vec<ChunkRange>,
-    ) {
-        let plan = if view.link.prebuffering {
+    /// How a pick walks the priority sets for this peer now (see the
+    /// module documentation): the prebuffer from everyone, else by whether
+    /// the peer is fast.
+    pub fn plan(&self, view: &PickView<'_>) -> Plan {
+        if view.link.prebuffering {
             Plan {
                 late_first: false,
                 high_first: self.urgent_request_size(view),
@@ -140,8 +131,36 @@ impl Picker for SwiftVod {
                 high_last: true,
                 end_game: false,
             }
-        };
+        }
+    }
+
+    /// A pick that walks the priority sets as `plan` says.
+    pub fn pick_planned(
+        &mut self,
+        view: &PickView<'_>,
+        max_chunks: u64,
+        rng: &mut dyn Rng,
+        out: &mut Vec<ChunkRange>,
+        plan: Plan,
+    ) {
         self.sets.pick_with(view, max_chunks, rng, out, plan);
+    }
+}
+
+impl Picker for SwiftVod {
+    fn name(&self) -> &'static str {
+        "swift-vod"
+    }
+
+    fn pick(
+        &mut self,
+        view: &PickView<'_>,
+        max_chunks: u64,
+        rng: &mut dyn Rng,
+        out: &mut Vec<ChunkRange>,
+    ) {
+        let plan = self.plan(view);
+        self.pick_planned(view, max_chunks, rng, out, plan);
     }
 
     fn fast_peer_rate(&self) -> Option<MediaRate> {

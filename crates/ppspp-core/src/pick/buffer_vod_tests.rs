@@ -1,0 +1,104 @@
+use std::time::Duration;
+
+use super::*;
+use crate::pick::test_sets::{r, Sets};
+use crate::pick::PeerLink;
+
+/// As swift-vod's tests: 1000 chunks at this peer and two others, playhead
+/// 100, a high set of 10 chunks (100..=109) and a mid set of 20
+/// (110..=129); this peer is slow (not in a fast set of 2).
+fn sets() -> Sets {
+    let mut s = Sets::counted(1000, &[(0, 999)]);
+    s.availability.add(r(0, 999));
+    s.availability.add(r(0, 999));
+    s.playhead = Some(100);
+    s.link = PeerLink {
+        fast: Some(false),
+        fast_count: 2,
+        window: 16,
+        loss: 0.0,
+        answer_time: Duration::from_millis(300),
+        prebuffering: false,
+    };
+    s
+}
+
+fn picker() -> BufferVod {
+    BufferVod::with_windows(MediaRate::default(), 10, 20)
+}
+
+fn chunks(picked: &[(u64, u64)]) -> u64 {
+    picked.iter().map(|(a, b)| b - a + 1).sum()
+}
+
+#[test]
+fn the_buffer_is_the_run_held_from_the_playhead() {
+    let mut s = sets();
+    assert_eq!(BufferVod::buffered(&s.view()), Some(0));
+    s.have.set(r(95, 104));
+    assert_eq!(BufferVod::buffered(&s.view()), Some(5));
+    s.have.set(r(106, 999));
+    assert_eq!(BufferVod::buffered(&s.view()), Some(5), "a gap at 105");
+    s.have.set(r(105, 105));
+    assert_eq!(BufferVod::buffered(&s.view()), Some(900), "to the end");
+    s.playhead = None;
+    assert_eq!(BufferVod::buffered(&s.view()), None);
+}
+
+#[test]
+fn a_low_buffer_puts_even_a_slow_peer_on_the_high_set_in_order() {
+    let mut s = sets();
+    s.have.set(r(100, 102));
+    // Three chunks held, fewer than half the high set's ten: urgent.
+    let picked = s.pick_with(&mut picker(), 8, 1);
+    assert_eq!(picked.first(), Some(&(103, 109)));
+    assert_eq!(chunks(&picked), 8, "then the mid set: {picked:?}");
+    // swift-vod asks this slow peer for the mid set first.
+    let swift = s.pick_with(
+        &mut SwiftVod::with_windows(MediaRate::default(), 10, 20),
+        8,
+        1,
+    );
+    assert!(swift.iter().all(|&(a, _)| a >= 110), "{swift:?}");
+}
+
+#[test]
+fn a_healthy_buffer_is_swift_vods() {
+    let mut s = sets();
+    s.have.set(r(100, 104));
+    for seed in 1..4 {
+        let ours = s.pick_with(&mut picker(), 8, seed);
+        let swift = s.pick_with(
+            &mut SwiftVod::with_windows(MediaRate::default(), 10, 20),
+            8,
+            seed,
+        );
+        assert_eq!(ours, swift);
+    }
+}
+
+#[test]
+fn late_requests_come_first_while_the_buffer_is_low() {
+    // 104..=105 went late at another peer and were released; the rest of
+    // the high set is asked elsewhere.
+    let mut s = sets();
+    s.request(100, 103);
+    s.request(106, 109);
+    s.late.set(r(104, 105));
+    let picked = s.pick_with(&mut picker(), 4, 1);
+    assert_eq!(picked.first(), Some(&(104, 105)), "{picked:?}");
+}
+
+#[test]
+fn a_prebuffering_player_is_served_as_swift_vod_serves_it() {
+    let mut s = sets();
+    s.link.prebuffering = true;
+    let ours = s.pick_with(&mut picker(), 20, 1);
+    let swift = s.pick_with(
+        &mut SwiftVod::with_windows(MediaRate::default(), 10, 20),
+        20,
+        1,
+    );
+    assert_eq!(ours, swift);
+    assert_eq!(ours, [(100, 104)], "eq. 3's share: H/F = 5");
+}
