@@ -4,17 +4,22 @@
 //! (seed paper 000, §IV-A): it waits for a prebuffer before it starts, then
 //! plays; when the next chunk is missing it stalls, and resumes once a
 //! rebuffer's worth of chunks is there again. A seek moves the playback
-//! position and waits for a prebuffer there. It is sans-IO like the rest of
-//! the core: the driver hands in time, the chunks we have and the chunks as
-//! they verify, and asks when to look again. The lab drives one per
+//! position and waits for a prebuffer there; a [`SeekModel`] makes the
+//! viewer seek on its own, to random positions at a rate per minute of
+//! playback. It is sans-IO like the rest of the core: the driver hands in
+//! time, the chunks we have and the chunks as they verify, and the random
+//! source of the seek model, and asks when to look again. The lab drives one per
 //! simulated viewer and the HTTP gateway one per stream, so both report
-//! the same metrics: startup delay, stalls, stall time and continuity.
+//! the same metrics: startup delay, stalls, stall time, continuity and
+//! seeks.
 
 mod player;
+mod seek;
 pub(crate) mod timing;
 mod viewer;
 
-pub use player::{PlaybackStats, Player, PlayerState};
+pub use player::{PlaybackStats, Player, PlayerState, PLAY_OUT_LOOKS};
+pub use seek::{SeekModel, SeekRateError, MAX_SEEKS_PER_MINUTE};
 pub use viewer::Viewer;
 
 use std::time::Duration;

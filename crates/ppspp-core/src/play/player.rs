@@ -2,6 +2,9 @@
 
 use std::time::Duration;
 
+use rand::rngs::Xoshiro256PlusPlus;
+
+use super::seek::{SeekModel, Seeker};
 use super::timing::Timing;
 use super::PlayerConfig;
 use crate::binmap::Binmap;
@@ -11,7 +14,8 @@ use crate::time::Instant;
 /// What the player is doing.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum PlayerState {
-    /// Waiting for the prebuffer, at the start or after a seek.
+    /// Waiting for the prebuffer, at the start or after a seek (a seek
+    /// wait, see [`PlaybackStats`]).
     Prebuffering,
     /// Consuming chunks at the bitrate.
     Playing,
@@ -22,6 +26,22 @@ pub enum PlayerState {
 }
 
 /// What the viewer experienced so far.
+///
+/// # Seeks are not stalls
+/// After a seek the player waits for a prebuffer at the new position, as
+/// it does at startup. That wait is counted apart, in [`seek_waits`] and
+/// [`seek_wait_time`], never in [`stalls`] and [`stall_time`]: a stall is
+/// playback that stopped at a missing chunk, the figure seed paper 000
+/// counts (§IV-A, Fig. 6), and a seek is the viewer's own doing; so stall
+/// figures stay comparable between viewers that seek and viewers that do
+/// not, as the startup delay is kept apart from them too. A seek in the
+/// middle of a stall ends the stall (its time so far counts as stall
+/// time); a seek before playback first started is part of the startup.
+///
+/// [`seek_waits`]: PlaybackStats::seek_waits
+/// [`seek_wait_time`]: PlaybackStats::seek_wait_time
+/// [`stalls`]: PlaybackStats::stalls
+/// [`stall_time`]: PlaybackStats::stall_time
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct PlaybackStats {
     /// From the player's creation to the first chunk played; `None` while
@@ -35,6 +55,16 @@ pub struct PlaybackStats {
     pub chunks_due: u64,
     /// Of those, the chunks that were there by their deadline.
     pub chunks_in_time: u64,
+    /// Times the viewer jumped to another position (the seek model's
+    /// seeks and the driver's, [`Player::seek`]).
+    pub seeks: u32,
+    /// Seeks after playback had started whose new position lacked the
+    /// prebuffer, so that playback waited (a seek landing in buffered
+    /// content plays on at once and is no wait).
+    pub seek_waits: u32,
+    /// Time spent waiting for the prebuffer after those seeks, a wait
+    /// still going on included.
+    pub seek_wait_time: Duration,
 }
 
 impl PlaybackStats {
@@ -82,6 +112,12 @@ pub struct Player {
     stalls: u32,
     /// Time of the stalls that ended.
     stalled: Duration,
+    /// The seek model, when the viewer seeks on its own.
+    seeker: Option<Seeker>,
+    seeks: u32,
+    seek_waits: u32,
+    /// Time of the seek waits that ended.
+    seek_waited: Duration,
 }
 
 impl Player {
@@ -104,7 +140,20 @@ impl Player {
             startup: None,
             stalls: 0,
             stalled: Duration::ZERO,
+            seeker: None,
+            seeks: 0,
+            seek_waits: 0,
+            seek_waited: Duration::ZERO,
         }
+    }
+
+    /// The player seeks on its own as `model` says, drawing from `rng`
+    /// (the driver's, derived from its seed: the player reads no global
+    /// random source). Seeks need the chunk count
+    /// ([`Player::set_chunk_count`]); none comes before it is known.
+    pub fn with_seeks(mut self, model: SeekModel, rng: Xoshiro256PlusPlus) -> Player {
+        self.seeker = Some(Seeker::new(model, rng));
+        self
     }
 
     /// The content has `chunks` chunks (known once its size is).
@@ -138,7 +187,8 @@ impl Player {
 
     /// When the player must be looked at again ([`Player::advance`]) even
     /// if no chunk arrives: when playback reaches a chunk we lack, or the
-    /// end. `None` while it waits for chunks, or has ended.
+    /// end, or the seek model's next seek. `None` while it waits for
+    /// chunks, or has ended.
     pub fn poll_timeout(&self) -> Option<Instant> {
         self.next_need
     }
@@ -175,15 +225,13 @@ impl Player {
                         PlayerState::Prebuffering => self.config.prebuffer,
                         _ => self.config.rebuffer,
                     };
-                    let want = self.at.saturating_add(self.timing.chunks_for(buffer));
-                    let want = self.end.map_or(want, |n| want.min(n));
-                    if first_missing(have, self.at) < want {
+                    if !self.buffered(have, buffer) {
                         return;
                     }
-                    if self.state == PlayerState::Stalled {
-                        self.stalled += now - self.since;
-                    } else {
-                        self.startup.get_or_insert(now - self.created);
+                    match (self.state, self.startup) {
+                        (PlayerState::Stalled, _) => self.stalled += now - self.since,
+                        (_, Some(_)) => self.seek_waited += now - self.since,
+                        (_, None) => self.startup = Some(now - self.created),
                     }
                     self.schedule.get_or_insert((self.at, now));
                     self.state = PlayerState::Playing;
@@ -194,12 +242,21 @@ impl Player {
                     let stop = self.end.map_or(missing, |n| missing.min(n));
                     let span = self.timing.span_us(stop.saturating_sub(self.at));
                     let reach = self.since + Duration::from_micros(span);
+                    // The seek model's seek comes first if it is due before
+                    // playback reaches the gap or the end.
+                    let seek = self.seek_due().filter(|&t| t < reach);
+                    if let Some(t) = seek.filter(|&t| t <= now) {
+                        self.seek_by_model(t, have);
+                        continue;
+                    }
                     if reach > now {
                         // Nothing missing and no end known: no deadline.
-                        self.next_need = (reach != Instant::MAX).then_some(reach);
+                        let need = (reach != Instant::MAX).then_some(reach);
+                        self.next_need = seek.or(need);
                         return;
                     }
                     self.next_need = None;
+                    self.stop_playing(reach);
                     if self.end == Some(stop) {
                         self.at = stop;
                         self.finish(reach);
@@ -216,35 +273,94 @@ impl Player {
         }
     }
 
+    /// Whether `buffer` of media from the playback position is there (or
+    /// all that is left of the content).
+    fn buffered(&self, have: &Binmap, buffer: Duration) -> bool {
+        if self.end.is_some_and(|n| self.at >= n) {
+            return true;
+        }
+        let want = self.at.saturating_add(self.timing.chunks_for(buffer));
+        let want = self.end.map_or(want, |n| want.min(n));
+        first_missing(have, self.at) >= want
+    }
+
+    /// When the seek model's next seek comes, playing on; `None` without a
+    /// model or a known chunk count, or when not playing.
+    fn seek_due(&self) -> Option<Instant> {
+        let s = self.seeker.as_ref()?;
+        self.end?;
+        (self.state == PlayerState::Playing).then(|| self.since + s.left())
+    }
+
+    /// Playing stops at `at` (a stall, the end, a seek): the seek model
+    /// counts the playback time.
+    fn stop_playing(&mut self, at: Instant) {
+        if let Some(s) = self.seeker.as_mut() {
+            s.played(at - self.since);
+        }
+    }
+
+    /// The seek model's seek, due at `at` while playing.
+    fn seek_by_model(&mut self, at: Instant, have: &Binmap) {
+        let (Some(s), Some(n)) = (self.seeker.as_mut(), self.end) else {
+            return;
+        };
+        // Its playback time is spent: `fire` draws the next gap.
+        let target = s.fire(n);
+        self.jump(at, ChunkIndex(target), have);
+    }
+
     /// Plays out what is left when every chunk from the playhead to the
     /// end is there (a viewer that left the swarm with the whole content
     /// keeps watching): advances to `now`, then to the end of playback.
+    /// A viewer with a seek model keeps seeking as it watches (a seek into
+    /// complete content waits for nothing), so the end comes after its
+    /// seeks; at most [`PLAY_OUT_LOOKS`] looks are taken, after which the
+    /// player stays playing where it got to.
     pub fn play_out(&mut self, now: Instant, have: &Binmap) {
         self.advance(now, have);
-        if self.state == PlayerState::Playing {
-            if let Some(t) = self.next_need {
-                self.advance(t, have);
+        for _ in 0..PLAY_OUT_LOOKS {
+            match (self.state, self.next_need) {
+                (PlayerState::Playing, Some(t)) => self.advance(t, have),
+                _ => return,
             }
         }
     }
 
     /// Moves playback to `chunk` at `now`: the player waits for a
-    /// prebuffer there (a stall in progress ends; the wait is not a stall).
+    /// prebuffer there (a stall in progress ends; the wait is a seek wait,
+    /// not a stall: see [`PlaybackStats`]).
     pub fn seek(&mut self, now: Instant, chunk: ChunkIndex, have: &Binmap) {
         self.advance(now, have);
-        let (due, in_time) = self.schedule_counts(now, have);
+        if self.state == PlayerState::Playing {
+            self.stop_playing(now);
+        }
+        self.jump(now, chunk, have);
+        self.advance(now, have);
+    }
+
+    /// The bookkeeping of a seek to `chunk` at `at`: the schedule ends,
+    /// a stall or a seek wait in progress ends, and the player prebuffers
+    /// at `chunk`. The caller has counted playback time.
+    fn jump(&mut self, at: Instant, chunk: ChunkIndex, have: &Binmap) {
+        let (due, in_time) = self.schedule_counts(at, have);
         self.earlier_due += due;
         self.earlier_in_time += in_time;
         self.schedule = None;
         self.late = 0;
-        if self.state == PlayerState::Stalled {
-            self.stalled += now - self.since;
+        match (self.state, self.startup) {
+            (PlayerState::Stalled, _) => self.stalled += at - self.since,
+            (PlayerState::Prebuffering, Some(_)) => self.seek_waited += at - self.since,
+            _ => {}
         }
+        self.seeks += 1;
         self.state = PlayerState::Prebuffering;
         self.at = chunk.0;
-        self.since = now;
+        self.since = at;
         self.next_need = None;
-        self.advance(now, have);
+        if self.startup.is_some() && !self.buffered(have, self.config.prebuffer) {
+            self.seek_waits += 1;
+        }
     }
 
     /// The metrics at `now` (after [`Player::advance`] to `now`).
@@ -254,12 +370,19 @@ impl Player {
             PlayerState::Stalled => now - self.since,
             _ => Duration::ZERO,
         };
+        let seek_waiting = match (self.state, self.startup) {
+            (PlayerState::Prebuffering, Some(_)) => now - self.since,
+            _ => Duration::ZERO,
+        };
         PlaybackStats {
             startup_delay: self.startup,
             stalls: self.stalls,
             stall_time: self.stalled + ongoing,
             chunks_due: self.earlier_due + due,
             chunks_in_time: self.earlier_in_time + in_time,
+            seeks: self.seeks,
+            seek_waits: self.seek_waits,
+            seek_wait_time: self.seek_waited + seek_waiting,
         }
     }
 
@@ -285,6 +408,10 @@ impl Player {
         self.next_need = None;
     }
 }
+
+/// The most looks [`Player::play_out`] takes: enough for any seek rate a
+/// [`SeekModel`] takes over content of hours, and a bound on the work.
+pub const PLAY_OUT_LOOKS: u32 = 1 << 20;
 
 /// The first chunk at or after `from` that `have` lacks.
 fn first_missing(have: &Binmap, from: u64) -> u64 {

@@ -4,8 +4,10 @@
 //! lab drives one per simulated viewer and the UDP node one per stream, so
 //! the same code measures both.
 
+use rand::rngs::Xoshiro256PlusPlus;
+
 use crate::chunk::{ChunkIndex, ChunkSize};
-use crate::play::{PlaybackStats, Player, PlayerConfig, PlayerState};
+use crate::play::{PlaybackStats, Player, PlayerConfig, PlayerState, SeekModel};
 use crate::proto::{Endpoint, SwarmHandle};
 use crate::time::Instant;
 
@@ -47,6 +49,14 @@ impl Viewer {
             frozen: None,
             stalls_told: 0,
         }
+    }
+
+    /// The viewer seeks on its own as `model` says, drawing from `rng`
+    /// (see [`Player::with_seeks`]); the pickers follow its playhead to
+    /// each new position, as they follow a driver's [`Viewer::seek`].
+    pub fn with_seeks(mut self, model: SeekModel, rng: Xoshiro256PlusPlus) -> Viewer {
+        self.player = self.player.with_seeks(model, rng);
+        self
     }
 
     /// Whether the playhead steers the pickers.
