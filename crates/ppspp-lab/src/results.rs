@@ -67,6 +67,13 @@ pub struct PlaybackSummary {
     pub mean_stall_s: f64,
     /// The continuity index, on average over viewers with chunks due.
     pub mean_continuity: f64,
+    /// Seeks per viewer, on average (0 without a seek model).
+    pub mean_seeks: f64,
+    /// Seeks per viewer after which playback waited, on average: kept
+    /// apart from stalls (see [`PlaybackStats`]).
+    pub mean_seek_waits: f64,
+    /// Time per viewer spent waiting after seeks, on average (s).
+    pub mean_seek_wait_s: f64,
 }
 
 /// Why a figure has no value, as the tables' footnotes say it (a figure
@@ -144,6 +151,12 @@ fn summarize_playback(peers: &[PeerResult]) -> Option<PlaybackSummary> {
     let stalls: Vec<f64> = viewers.iter().map(|v| f64::from(v.stalls)).collect();
     let stall_s: Vec<f64> = viewers.iter().map(|v| v.stall_time.as_secs_f64()).collect();
     let continuity: Vec<f64> = viewers.iter().filter_map(|v| v.continuity()).collect();
+    let seeks: Vec<f64> = viewers.iter().map(|v| f64::from(v.seeks)).collect();
+    let seek_waits: Vec<f64> = viewers.iter().map(|v| f64::from(v.seek_waits)).collect();
+    let seek_wait_s: Vec<f64> = viewers
+        .iter()
+        .map(|v| v.seek_wait_time.as_secs_f64())
+        .collect();
     Some(PlaybackSummary {
         viewers: viewers.len(),
         started: startup.len(),
@@ -151,6 +164,9 @@ fn summarize_playback(peers: &[PeerResult]) -> Option<PlaybackSummary> {
         mean_stalls: mean(&stalls),
         mean_stall_s: mean(&stall_s),
         mean_continuity: mean(&continuity),
+        mean_seeks: mean(&seeks),
+        mean_seek_waits: mean(&seek_waits),
+        mean_seek_wait_s: mean(&seek_wait_s),
     })
 }
 
@@ -198,7 +214,7 @@ pub fn peers_csv(peers: &[PeerResult]) -> String {
     let mut s = String::from(
         "id,group,role,join_s,leave_s,complete_s,download_s,bytes_down,\
          bytes_down_from_seeders,bytes_down_from_peers,bytes_up,chunks_rejected,\
-         startup_s,stalls,stall_s,continuity\n",
+         startup_s,stalls,stall_s,continuity,seeks,seek_waits,seek_wait_s\n",
     );
     for p in peers {
         let role = match p.role {
@@ -208,14 +224,17 @@ pub fn peers_csv(peers: &[PeerResult]) -> String {
         };
         let dl = p.complete_s.zip(p.join_s).map(|(c, j)| c - j);
         let play = p.playback.map_or_else(
-            || ",,,".to_string(),
+            || ",,,,,,".to_string(),
             |v| {
                 format!(
-                    "{},{},{:.6},{}",
+                    "{},{},{:.6},{},{},{},{:.6}",
                     opt(v.startup_delay.map(|d| d.as_secs_f64())),
                     v.stalls,
                     v.stall_time.as_secs_f64(),
-                    opt(v.continuity())
+                    opt(v.continuity()),
+                    v.seeks,
+                    v.seek_waits,
+                    v.seek_wait_time.as_secs_f64()
                 )
             },
         );
@@ -422,6 +441,9 @@ pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
             "stalls_per_viewer": finite(p.mean_stalls),
             "stall_s_per_viewer": finite(p.mean_stall_s),
             "continuity": finite(p.mean_continuity),
+            "seeks_per_viewer": finite(p.mean_seeks),
+            "seek_waits_per_viewer": finite(p.mean_seek_waits),
+            "seek_wait_s_per_viewer": finite(p.mean_seek_wait_s),
         })),
         "messages_sent": messages_json(&sum.messages_sent),
         "datagrams_dropped": sum

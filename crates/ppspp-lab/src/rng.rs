@@ -26,6 +26,8 @@ pub enum Stream {
     Churn = 4,
     /// A peer's answers from the tracker.
     Tracker = 5,
+    /// A viewer's seeks (its player's seek model).
+    Seek = 6,
 }
 
 /// The seed of component `index` of kind `stream` in the experiment `seed`.

@@ -11,7 +11,7 @@ mod value;
 pub use overrides::{apply_overrides, Override, OverrideError};
 pub use spec::{
     Arrival, Class, ClassNames, Content, Departure, Flow, FlowKind, LossSpec, NetworkSpec,
-    PeerGroup, PlayerSpec, Record, Role, Scenario, Site, SwarmSpec,
+    PeerGroup, PlayerSpec, Record, Role, Scenario, SeekSpec, Site, SwarmSpec,
 };
 pub use value::{Bitrate, Bytes, Dur, Probability, Queue, ValueError};
 
@@ -19,6 +19,7 @@ use std::collections::BTreeSet;
 use std::fmt;
 use std::ops::Range;
 
+use ppspp_core::play::SeekModel;
 use ppspp_core::{ChunkSize, HashFunction};
 
 use crate::net::MAX_SITE_DEPTH;
@@ -241,6 +242,15 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
                     format!("peer group '{}' has a player of bitrate 0", g.name),
                     "give the media bitrate, e.g. `bitrate = \"1Mbit/s\"`",
                 ));
+            }
+            if let Some(seek) = player.seek {
+                if let Err(e) = SeekModel::per_minute(seek.per_minute) {
+                    return Err(err(
+                        span,
+                        format!("peer group '{}': {e}", g.name),
+                        "e.g. `seek = { per_minute = 0.5 }`; leave `seek` out for no seeks",
+                    ));
+                }
             }
         }
         if g.role == Role::Seeder {

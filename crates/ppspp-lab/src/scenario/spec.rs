@@ -325,6 +325,12 @@ pub enum Departure {
         #[serde(default)]
         linger: Option<Dur>,
     },
+    /// At a fixed virtual time (as it arrives, if that is later): e.g. a
+    /// seeder that leaves halfway through a run.
+    At {
+        /// When it leaves.
+        time: Dur,
+    },
     /// After a Weibull-distributed lifetime.
     Weibull {
         /// Shape k.
@@ -478,6 +484,21 @@ pub struct PlayerSpec {
     /// again").
     #[serde(default = "default_buffer")]
     pub rebuffer: Dur,
+    /// Seeks to random positions (default: none), e.g.
+    /// `seek = { per_minute = 0.5 }`.
+    #[serde(default)]
+    pub seek: Option<SeekSpec>,
+}
+
+/// A viewer's seeks: a Poisson process of `per_minute` seeks per minute
+/// of playback, each to a uniformly random position
+/// ([`ppspp_core::play::SeekModel`]).
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SeekSpec {
+    /// Seeks per minute of playback, above 0 and at most
+    /// [`ppspp_core::play::MAX_SEEKS_PER_MINUTE`].
+    pub per_minute: f64,
 }
 
 /// What to record beyond per-peer results and link counters.

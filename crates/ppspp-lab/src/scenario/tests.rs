@@ -156,6 +156,21 @@ fn arrival_and_departure_checks() {
         1,
     );
     assert!(err_of(&text).message.contains("lifetime parameters"));
+    // A departure at a fixed time, as a seeder leaving halfway.
+    let at = |d: &str| {
+        DEFAULT_TEXT.replacen(
+            "role = \"seeder\"",
+            &format!("role = \"seeder\"\ndeparture = {d}"),
+            1,
+        )
+    };
+    let s = parse(&at("{ kind = \"at\", time = \"60s\" }"), "t.toml").unwrap();
+    assert!(matches!(
+        s.peers[0].get_ref().departure,
+        Some(Departure::At { time }) if time.0 == std::time::Duration::from_secs(60)
+    ));
+    let e = err_of(&at("{ kind = \"at\" }"));
+    assert!(e.message.contains("missing field `time`"), "{e}");
     let text = DEFAULT_TEXT.replace(
         "delay = [[\"10ms\", \"40ms\"], [\"40ms\", \"10ms\"]]",
         "delay = [[\"10ms\"]]",

@@ -35,9 +35,9 @@ use crate::content::SyntheticContent;
 use crate::log::{self, PeerName};
 use crate::net::{Network, Partitioning};
 use crate::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
-use crate::rng::{derive, Stream};
+use crate::rng::{derive, rng, Stream};
 use crate::scenario::{Role, Scenario};
-use ppspp_core::play::{PlayerConfig, Viewer};
+use ppspp_core::play::{PlayerConfig, SeekModel, Viewer};
 
 /// What every partition reads during a window (and only the simulation
 /// changes between windows).
@@ -458,7 +458,17 @@ impl Partition {
                 prebuffer: p.prebuffer.0,
                 rebuffer: p.rebuffer.0,
             };
-            Viewer::new(config, tree.chunk_size(), Some(tree.chunk_count()), now)
+            let v = Viewer::new(config, tree.chunk_size(), Some(tree.chunk_count()), now);
+            // The rate was checked when the scenario was read. Each viewer
+            // seeks from its own stream of the experiment seed, so seeks
+            // leave every other random choice as it was.
+            match p
+                .seek
+                .and_then(|s| SeekModel::per_minute(s.per_minute).ok())
+            {
+                Some(model) => v.with_seeks(model, rng(shared.seed, Stream::Seek, u64::from(i))),
+                None => v,
+            }
         });
         let setup = match role {
             Role::Seeder => SwarmSetup::seed(tree, storage, picker),

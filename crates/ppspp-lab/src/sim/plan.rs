@@ -119,7 +119,7 @@ pub fn build(s: &Scenario, seed: u64) -> (Network, Vec<PeerPlan>) {
             let (up, down) = access_links(class);
             let site = class.site.as_deref().and_then(|n| sites.get(n).copied());
             net.add_host(up, down, site, group_index(&class.group));
-            let leave = departure(g.departure.as_ref(), &mut churn);
+            let leave = departure(g.departure.as_ref(), arrival, &mut churn);
             plans.push(PeerPlan {
                 group: gi,
                 role: g.role,
@@ -159,13 +159,17 @@ fn arrivals(a: Option<&Arrival>, count: u32, r: &mut impl rand::Rng) -> Vec<Dura
     }
 }
 
-fn departure(d: Option<&Departure>, r: &mut impl rand::Rng) -> Leave {
+/// How a peer arriving at `arrival` leaves; draws from `r` for the
+/// random lifetimes only.
+fn departure(d: Option<&Departure>, arrival: Duration, r: &mut impl rand::Rng) -> Leave {
     let secs = |x: f64| Leave::After(Duration::from_secs_f64(x.clamp(0.0, 1e9)));
     match d {
         None | Some(Departure::Stay) => Leave::Stay,
         Some(Departure::LeaveWhenDone { linger }) => {
             Leave::WhenDone(linger.map_or(Duration::ZERO, |d| d.0))
         }
+        // A lifetime to that time; zero (leave as it joins) if it is past.
+        Some(Departure::At { time }) => Leave::After(time.0.saturating_sub(arrival)),
         Some(Departure::Weibull { shape, scale }) => {
             match Weibull::new(scale.0.as_secs_f64(), *shape) {
                 Ok(w) => secs(w.sample(r)),
@@ -247,6 +251,27 @@ mod tests {
     }
 
     #[test]
+    fn a_departure_time_is_a_lifetime_from_the_arrival() {
+        let d = Departure::At {
+            time: crate::scenario::Dur(Duration::from_secs(60)),
+        };
+        let mut r = rng(5, Stream::Churn, 0);
+        let untouched = r.clone();
+        let secs = Duration::from_secs;
+        assert_eq!(
+            departure(Some(&d), secs(10), &mut r),
+            Leave::After(secs(50))
+        );
+        // Arriving after the time: it leaves as it joins.
+        assert_eq!(
+            departure(Some(&d), secs(70), &mut r),
+            Leave::After(Duration::ZERO)
+        );
+        // Nothing was drawn: the other peers' times stay as they were.
+        assert_eq!(r, untouched);
+    }
+
+    #[test]
     fn poisson_and_lifetimes() {
         let mut r = rng(5, Stream::Churn, 0);
         let a = arrivals(
@@ -265,7 +290,7 @@ mod tests {
             scale: crate::scenario::Dur(Duration::from_secs(100)),
         };
         let mean: f64 = (0..20_000)
-            .map(|_| match departure(Some(&d), &mut r) {
+            .map(|_| match departure(Some(&d), Duration::ZERO, &mut r) {
                 Leave::After(t) => t.as_secs_f64(),
                 other => panic!("{other:?}"),
             })

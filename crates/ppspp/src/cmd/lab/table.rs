@@ -59,6 +59,16 @@ pub fn render(s: &Summary, out: Option<&Path>) -> String {
             fmt_s(p.mean_stall_s),
             fmt_f(p.mean_continuity, 3)
         );
+        // Seeks only when the viewers seek: most scenarios have none.
+        if p.mean_seeks > 0.0 {
+            let _ = writeln!(
+                t,
+                "seeks         {}/viewer, {} waited/viewer ({} s; not stalls)",
+                fmt_f(p.mean_seeks, 2),
+                fmt_f(p.mean_seek_waits, 2),
+                fmt_s(p.mean_seek_wait_s)
+            );
+        }
     }
     let why = s.no_data_reasons();
     if !why.is_empty() {
@@ -114,6 +124,9 @@ mod tests {
                 mean_stalls: 0.0,
                 mean_stall_s: 0.0,
                 mean_continuity: f64::NAN,
+                mean_seeks: 0.0,
+                mean_seek_waits: 0.0,
+                mean_seek_wait_s: 0.0,
             }),
             messages_sent: Default::default(),
             datagrams_dropped: Default::default(),
