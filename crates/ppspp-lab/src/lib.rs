@@ -7,11 +7,13 @@
 //! holds cross-traffic sources and the TCP model; [`packet`] and [`agent`]
 //! are the shapes they exchange; [`scenario`] reads scenario files;
 //! [`results`] and [`report`] write a run's folder, [`outdir`] keeps
-//! folders from mixing old files with new; [`sweep`] expands grids;
+//! folders from mixing old files with new; [`sweep`] expands grids and
+//! [`family`] reads folders of scenarios swept together;
 //! [`log`] prints `tracing` output in virtual time.
 
 pub mod agent;
 pub mod content;
+pub mod family;
 pub mod log;
 pub mod net;
 pub mod outdir;

@@ -13,8 +13,10 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
+use crate::family::FAMILY_TOML;
 use crate::report::{
     is_sweep_plot, PLOTS_DIR, REPORT_HTML, RUN_PLOTS, SWEEP_CSV, SWEEP_HTML, SWEEP_SUMMARY_CSV,
+    SWEEP_SUMMARY_MD,
 };
 use crate::results::{RUN_FILES, SCENARIO_TOML};
 
@@ -103,9 +105,15 @@ fn owned(writer: Writer, rel: &str) -> bool {
     match (writer, folder) {
         (Writer::Run, "") => RUN_FILES.contains(&name) || name == REPORT_HTML,
         (Writer::Run, PLOTS_DIR) => RUN_PLOTS.contains(&name),
-        (Writer::Sweep, "") => {
-            [SCENARIO_TOML, SWEEP_CSV, SWEEP_SUMMARY_CSV, SWEEP_HTML].contains(&name)
-        }
+        (Writer::Sweep, "") => [
+            SCENARIO_TOML,
+            FAMILY_TOML,
+            SWEEP_CSV,
+            SWEEP_SUMMARY_CSV,
+            SWEEP_SUMMARY_MD,
+            SWEEP_HTML,
+        ]
+        .contains(&name),
         (Writer::Sweep, PLOTS_DIR) => is_sweep_plot(name),
         (Writer::Sweep, RUNS_DIR) => {
             numbered(name, "run", 4, "") || numbered(name, "point", 3, ".toml")
@@ -219,6 +227,8 @@ mod tests {
         for f in [
             "sweep.csv",
             "sweep.html",
+            "sweep_summary.md",
+            "family.toml",
             "scenario.toml",
             "plots/sweep_stalls_per_viewer.svg",
             "plots/startup_cdf_3.svg",
@@ -239,6 +249,7 @@ mod tests {
         let left = prepare(d, Writer::Sweep, true).unwrap();
         assert_eq!(left, ["keep.txt", "plots/mine.svg", "runs/README"]);
         assert!(!d.join("runs/run0007").exists() && !d.join("sweep.csv").exists());
+        assert!(!d.join("family.toml").exists() && !d.join("sweep_summary.md").exists());
         assert!(!d.join("plots/startup_cdf_3.svg").exists());
         assert!(d.join("runs/README").is_file());
         // An empty folder is fine without force.

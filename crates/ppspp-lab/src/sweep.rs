@@ -1,6 +1,7 @@
-//! Sweeps: a scenario run over a grid of parameter values × seeds. This
-//! module expands the grid and rewrites the scenario for each point; the
-//! CLI runs the points as independent processes.
+//! Sweeps: a scenario — or a family of them ([`crate::family`]) — run
+//! over a grid of parameter values × seeds. This module expands the grid
+//! and rewrites the scenario for each point; the CLI runs the points as
+//! independent processes.
 
 use toml::{Table, Value};
 
@@ -53,6 +54,37 @@ pub enum SetError {
     /// The key goes on below a value that is not a table.
     #[error("'{0}' is not a table")]
     NotATable(String),
+    /// An algorithm was to be set on the leechers of a scenario without
+    /// any ([`set_leecher_algorithm`]).
+    #[error("no [[peers]] group with role = \"leecher\" to set the algorithm of")]
+    NoLeechers,
+}
+
+/// The axis of a sweep over a folder: each point's scenario, by name.
+pub const SCENARIO_AXIS: &str = "scenario";
+/// The axis `lab sweep --algorithms` adds: the piece picker of every
+/// leecher group ([`set_leecher_algorithm`]).
+pub const ALGORITHM_AXIS: &str = "algorithm";
+
+/// Sets `algorithm` on every `[[peers]]` group with `role = "leecher"` of
+/// the scenario `text`: the algorithms of a family are compared on its
+/// viewers whatever the scenarios call their groups (a scenario may split
+/// its viewers in several). Seeders keep theirs (a seeder picks nothing).
+pub fn set_leecher_algorithm(text: &str, algorithm: &str) -> Result<String, SetError> {
+    let mut root: Table = toml::from_str(text)?;
+    let mut set = 0;
+    if let Some(Value::Array(groups)) = root.get_mut("peers") {
+        for g in groups.iter_mut().filter_map(Value::as_table_mut) {
+            if g.get("role").and_then(Value::as_str) == Some("leecher") {
+                g.insert("algorithm".into(), Value::String(algorithm.into()));
+                set += 1;
+            }
+        }
+    }
+    if set == 0 {
+        return Err(SetError::NoLeechers);
+    }
+    Ok(toml::to_string(&root)?)
 }
 
 /// One `--set key=v1,v2,...`.
@@ -214,6 +246,27 @@ mod tests {
             Axis::parse("=1").unwrap_err().to_string(),
             "'=1' has an empty key or value"
         );
+    }
+
+    #[test]
+    fn the_algorithm_goes_to_every_leecher_group() {
+        let t = set_leecher_algorithm(DEFAULT_TEXT, "swift-vod").unwrap();
+        let s = parse(&t, "x").unwrap();
+        let leechers: Vec<_> = s
+            .peers
+            .iter()
+            .map(|p| p.get_ref())
+            .filter(|p| p.role == crate::scenario::Role::Leecher)
+            .collect();
+        assert_eq!(leechers.len(), 2, "the default scenario's near and far");
+        assert!(leechers
+            .iter()
+            .all(|p| p.algorithm == ppspp_core::pick::PickerKind::SwiftVod));
+        let seeder = s.peers[0].get_ref();
+        assert_eq!(seeder.algorithm, ppspp_core::pick::PickerKind::RarestFirst);
+        let only_seeders = DEFAULT_TEXT.replace("role = \"leecher\"", "role = \"seeder\"");
+        let e = set_leecher_algorithm(&only_seeders, "linear").unwrap_err();
+        assert!(matches!(e, SetError::NoLeechers), "{e}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ mod html;
 mod plots;
 mod stats;
 mod sweep;
+mod sweep_md;
 mod sweep_page;
 mod sweep_plots;
 #[cfg(test)]
@@ -28,7 +29,9 @@ use serde_json::Value;
 pub use csv::split_line;
 pub use html::escape;
 pub use stats::{ccdf, cdf, quantile, steps};
-pub use sweep_page::{is_sweep_plot, write_sweep_report, SWEEP_CSV, SWEEP_HTML, SWEEP_SUMMARY_CSV};
+pub use sweep_page::{
+    is_sweep_plot, write_sweep_report, SWEEP_CSV, SWEEP_HTML, SWEEP_SUMMARY_CSV, SWEEP_SUMMARY_MD,
+};
 
 use crate::results::{RUN_FILES, SCENARIO_TOML};
 use plots::Line;

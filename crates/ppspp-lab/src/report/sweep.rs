@@ -12,12 +12,13 @@ use super::csv::split_line;
 use super::sweep_plots::{SeriesBars, SeriesLine};
 
 /// Figures of `sweep.csv` aggregated per grid point, with their column.
-pub(crate) const FIGURES: [(&str, &str); 5] = [
+pub(crate) const FIGURES: [(&str, &str); 6] = [
     ("stalls_per_viewer", "stalls per viewer"),
     ("stall_s_per_viewer", "stall time per viewer (s)"),
     ("startup_mean_s", "mean startup delay (s)"),
     ("startup_p95_s", "p95 startup delay (s)"),
     ("download_mean_s", "mean download time (s)"),
+    ("continuity", "continuity index"),
 ];
 
 /// One grid point: its axis values, its runs (index and seed) and each

@@ -4,9 +4,12 @@
 //! [`Sweep::layout`] says, and startup-delay distributions pooled over
 //! seeds from each run's `peers.csv`.
 //!
-//! Writes `sweep_summary.csv` (one row per grid point), `plots/sweep_*.svg`
+//! Writes `sweep_summary.csv` (one row per grid point), `sweep_summary.md`
+//! (the same and a table per figure, in Markdown), `plots/sweep_*.svg`
 //! (one per figure with values), `plots/startup_cdf_<i>.svg` (when viewers
-//! started) and `sweep.html`; plots of an earlier report go first.
+//! started) and `sweep.html`; plots of an earlier report go first. A sweep
+//! over a family of scenarios ([`crate::family`]) lists the family's
+//! scenarios where a plain sweep shows its scenario.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -18,8 +21,10 @@ use super::html::{escape, fmt_f, page_head, table};
 use super::plots::{fallback_svg, Line};
 use super::stats::{cdf, quantile};
 use super::sweep::{mean_sd, parse, Layout, Point, Sweep, FIGURES};
+use super::sweep_md::markdown;
 use super::sweep_plots::{bars_svg, by_x_svg, startup_cdf_svg};
 use super::{scenario_name, PLOTS_DIR, REPORT_HTML};
+use crate::family::{Family, FAMILY_TOML};
 use crate::outdir::{point_file, run_dir, run_path};
 use crate::results::SCENARIO_TOML;
 
@@ -29,6 +34,8 @@ pub const SWEEP_HTML: &str = "sweep.html";
 pub const SWEEP_CSV: &str = "sweep.csv";
 /// The sweep's table, one row per grid point.
 pub const SWEEP_SUMMARY_CSV: &str = "sweep_summary.csv";
+/// The sweep's tables in Markdown: per grid point, and per figure.
+pub const SWEEP_SUMMARY_MD: &str = "sweep_summary.md";
 
 /// What a figure without a value prints as.
 const NONE: &str = "—";
@@ -265,6 +272,32 @@ fn startup_section(o: &mut String, dir: &Path, sweep: &Sweep) -> io::Result<()> 
     Ok(())
 }
 
+/// The opening of a family sweep's page: what ran over the axes `over`
+/// (HTML), and the family's scenarios with what each stands for.
+fn family_intro(o: &mut String, f: &Family, over: &str) {
+    let _ = writeln!(
+        o,
+        "<p>Sweep of the {} scenarios of the family <strong>{}</strong> \
+         (<a href=\"{FAMILY_TOML}\">{FAMILY_TOML}</a>) over {}.</p>",
+        f.scenarios.len(),
+        escape(&f.name),
+        over
+    );
+    o.push_str("<h2>Scenarios</h2>\n");
+    let rows: Vec<Vec<String>> = f
+        .scenarios
+        .iter()
+        .map(|m| {
+            vec![
+                escape(&m.name),
+                escape(&m.description),
+                format!("<code>{}</code>", escape(&m.file)),
+            ]
+        })
+        .collect();
+    table(o, &["scenario", "description", "file"], &rows);
+}
+
 /// Writes the sweep report into `dir` (which holds `sweep.csv` and
 /// `runs/`). Errors when `sweep.csv` cannot be read or lists no runs, or
 /// an output cannot be written.
@@ -288,11 +321,17 @@ pub fn write_sweep_report(dir: &Path) -> io::Result<()> {
     let (csv, rows) = summary(dir, &sweep);
     fs::write(dir.join(SWEEP_SUMMARY_CSV), csv)?;
 
-    let (name, text) = scenario(dir);
-    let mut o = page_head(&match &name {
+    let family = Family::recorded(dir);
+    let (name, text) = match &family {
+        Some(f) => (Some(f.name.clone()), None),
+        None => scenario(dir),
+    };
+    let title = match &name {
         Some(n) => format!("{n}: sweep"),
         None => "ppspp lab sweep".into(),
-    });
+    };
+    fs::write(dir.join(SWEEP_SUMMARY_MD), markdown(&title, &sweep))?;
+    let mut o = page_head(&title);
     let axes: Vec<String> = sweep
         .keys
         .iter()
@@ -311,20 +350,30 @@ pub fn write_sweep_report(dir: &Path) -> io::Result<()> {
             )
         })
         .collect();
+    let over = if axes.is_empty() {
+        "seeds only".to_string()
+    } else {
+        axes.join("; ")
+    };
+    match &family {
+        Some(f) => family_intro(&mut o, f, &over),
+        None => {
+            let _ = writeln!(
+                o,
+                "<p>Sweep of the scenario <strong>{}</strong>{} over {over}.</p>",
+                escape(name.as_deref().unwrap_or("(unnamed)")),
+                if text.is_some() {
+                    format!(" (<a href=\"{SCENARIO_TOML}\">{SCENARIO_TOML}</a>)")
+                } else {
+                    String::new()
+                },
+            );
+        }
+    }
     let _ = writeln!(
         o,
-        "<p>Sweep of the scenario <strong>{}</strong>{} over {}.</p>",
-        escape(name.as_deref().unwrap_or("(unnamed)")),
-        if text.is_some() {
-            format!(" (<a href=\"{SCENARIO_TOML}\">{SCENARIO_TOML}</a>)")
-        } else {
-            String::new()
-        },
-        if axes.is_empty() {
-            "seeds only".to_string()
-        } else {
-            axes.join("; ")
-        }
+        "<p>Tables: <a href=\"{SWEEP_SUMMARY_CSV}\">{SWEEP_SUMMARY_CSV}</a>, \
+         <a href=\"{SWEEP_SUMMARY_MD}\">{SWEEP_SUMMARY_MD}</a>.</p>"
     );
     o.push_str("<h2>Per grid point (mean ± standard deviation over seeds)</h2>\n");
     let mut head: Vec<&str> = sweep.keys.iter().map(String::as_str).collect();
@@ -446,6 +495,44 @@ mod tests {
         // One startup CDF, a line per algorithm; the old eighth is gone.
         assert!(html.contains("plots/startup_cdf_0.svg") && !html.contains("startup_cdf_1"));
         assert!(!dir.path().join("plots/startup_cdf_7.svg").exists());
+    }
+
+    #[test]
+    fn a_family_sweep_lists_its_scenarios_and_writes_markdown() {
+        let csv = "run,scenario,algorithm,seed,stalls_per_viewer,continuity\n\
+                   0,e1-32,linear,1,2.0,0.9\n1,e1-32,std-vod,1,1.0,0.95\n\
+                   2,loss,linear,1,3.0,0.7\n3,loss,std-vod,1,2.5,0.8\n";
+        let dir = folder(csv, &[(0, "3.0"), (1, "3.1"), (2, "3.2"), (3, "3.3")]);
+        let family = Family {
+            name: "vod-family".into(),
+            scenarios: vec![crate::family::Member {
+                name: "loss".into(),
+                file: "loss.toml".into(),
+                description: "E1 with <heavier> loss".into(),
+            }],
+        };
+        fs::write(dir.path().join(FAMILY_TOML), family.to_toml()).unwrap();
+        write_sweep_report(dir.path()).unwrap();
+        let html = read(&dir, SWEEP_HTML);
+        assert!(html.contains("<title>vod-family: sweep</title>"), "{html}");
+        assert!(
+            html.contains("the family <strong>vod-family</strong>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td>E1 with &lt;heavier&gt; loss</td>"),
+            "{html}"
+        );
+        assert!(!html.contains("<h2>Scenario</h2>"), "{html}");
+        // Bars per scenario, a bar per algorithm; continuity has its plot.
+        let svg = read(&dir, "plots/sweep_continuity.svg");
+        assert!(svg_has_text(&svg, "loss") && svg_has_text(&svg, "std-vod"));
+        let md = read(&dir, SWEEP_SUMMARY_MD);
+        assert!(md.starts_with("# vod-family: sweep\n"), "{md}");
+        assert!(
+            md.contains("| loss | 3.000 ± 0.000 | 2.500 ± 0.000 |"),
+            "{md}"
+        );
     }
 
     #[test]

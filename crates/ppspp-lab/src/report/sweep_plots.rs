@@ -233,7 +233,8 @@ pub(crate) fn bars_svg(
     let first = -slot * series.len() as f64 / 2.0;
     let mut buf = String::new();
     {
-        let root = SVGBackend::with_string(&mut buf, SIZE).into_drawing_area();
+        let root =
+            SVGBackend::with_string(&mut buf, bars_size(n, series.len())).into_drawing_area();
         root.fill(&WHITE)?;
         let mut chart = ChartBuilder::on(&root)
             .caption(title, (FONT, 20))
@@ -305,6 +306,18 @@ pub(crate) fn bars_svg(
     Ok(buf)
 }
 
+/// Pixels per bar, so that its value label (`0.123`) fits above it.
+const BAR_PX: u32 = 45;
+
+/// The size of a bar chart of `categories` × `series` bars: the usual
+/// size, wider when the bars would not fit (a family of a dozen scenarios
+/// by four algorithms).
+fn bars_size(categories: usize, series: usize) -> (u32, u32) {
+    let per_category = BAR_PX * series.max(1) as u32 + 20;
+    let width = 100 + per_category * categories.max(1) as u32;
+    (SIZE.0.max(width), SIZE.1)
+}
+
 /// Startup delay CDF, one line per series.
 pub(crate) fn startup_cdf_svg(title: &str, lines: &[Line]) -> PlotResult {
     let none = format!("{title}: no viewer started");
@@ -356,6 +369,14 @@ mod tests {
         assert!(svg.contains("<circle") && svg.contains("<polygon"), "{svg}");
         assert_eq!(dodge(&[32.0, 96.0], 2), 0.2 * 64.0);
         assert_eq!(dodge(&[32.0], 1), 0.0);
+    }
+
+    #[test]
+    fn many_bars_widen_the_chart() {
+        assert_eq!(bars_size(2, 2), SIZE);
+        let (w, h) = bars_size(13, 4);
+        assert_eq!(h, SIZE.1);
+        assert!(w >= 13 * 4 * BAR_PX, "{w}");
     }
 
     #[test]

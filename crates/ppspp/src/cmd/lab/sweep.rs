@@ -1,6 +1,8 @@
-//! `ppspp lab sweep SCENARIO --set key=v1,v2,... --seeds K [--jobs N]`:
-//! every grid point × seed runs as its own `ppspp lab run` process; one
-//! table (`sweep.csv`) gathers them.
+//! `ppspp lab sweep SCENARIO|FOLDER [--set key=v1,v2,...] [--algorithms
+//! a,b,...] --seeds K [--jobs N]`: every grid point × seed runs as its own
+//! `ppspp lab run` process; one table (`sweep.csv`) gathers them. A folder
+//! is a family of scenarios ([`ppspp_lab::family`]), swept one scenario
+//! after another as the first axis, `scenario`.
 
 use std::collections::VecDeque;
 use std::fmt::Write as _;
@@ -9,20 +11,30 @@ use std::process::{Child, Command, Stdio};
 
 use anyhow::{bail, Context};
 use clap::Args;
+use ppspp_core::pick::PickerKind;
+use ppspp_lab::family::{Family, FAMILY_TOML};
 use ppspp_lab::outdir::{self, Writer};
 use ppspp_lab::results::SCENARIO_TOML;
 use ppspp_lab::scenario::{apply_overrides, Override};
-use ppspp_lab::sweep::{grid, Axis};
+use ppspp_lab::sweep::{grid, set_leecher_algorithm, Axis, ALGORITHM_AXIS, SCENARIO_AXIS};
 
 /// Arguments of `ppspp lab sweep`.
 #[derive(Debug, Args)]
 pub struct SweepArgs {
-    /// Scenario file (TOML).
+    /// Scenario file (TOML), or a folder of them: a family, every `*.toml`
+    /// in it swept in turn (the first axis, `scenario`), e.g.
+    /// `scenarios/vod-family`.
     pub scenario: PathBuf,
     /// A parameter axis: dotted key and values (repeatable), e.g.
-    /// `--set peers.near.count=10,20` or `--set content.size=5MB,10MB`.
+    /// `--set peers.near.count=10,20` or `--set content.size=5MB,10MB`;
+    /// over a family, set in every scenario.
     #[arg(long = "set", value_parser = Axis::parse)]
     pub axes: Vec<Axis>,
+    /// Download algorithms to compare (the `algorithm` axis), each set on
+    /// every leecher group of the scenario (or of every scenario of the
+    /// family), e.g. `--algorithms linear,std-vod,swift-vod`.
+    #[arg(long, value_delimiter = ',')]
+    pub algorithms: Vec<PickerKind>,
     /// Seeds 1..=K per grid point.
     #[arg(long, default_value_t = 1)]
     pub seeds: u64,
@@ -42,9 +54,82 @@ pub struct SweepArgs {
 
 struct Job {
     index: usize,
-    point: Vec<Override>,
+    /// The point's value of each axis, in `sweep.csv`'s order.
+    values: Vec<String>,
     seed: u64,
     dir: PathBuf,
+}
+
+/// The scenarios a sweep starts from: one file's, or a family's, with the
+/// file names errors name.
+struct Bases {
+    /// The family, for a folder.
+    family: Option<Family>,
+    /// `(name, text, file)` of each scenario.
+    scenarios: Vec<(String, String, String)>,
+}
+
+fn bases(path: &Path) -> anyhow::Result<Bases> {
+    if path.is_dir() {
+        let (family, texts) = Family::read(path)?;
+        let scenarios = family
+            .scenarios
+            .iter()
+            .zip(texts)
+            .map(|(m, text)| {
+                let file = path.join(&m.file).display().to_string();
+                (m.name.clone(), text, file)
+            })
+            .collect();
+        return Ok(Bases {
+            family: Some(family),
+            scenarios,
+        });
+    }
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
+    let file = path.display().to_string();
+    let base = ppspp_lab::scenario::parse(&text, &file)?;
+    Ok(Bases {
+        family: None,
+        scenarios: vec![(base.name, text, file)],
+    })
+}
+
+/// Every point of the sweep: its scenario text and its value of each axis
+/// (scenario for a family, then algorithm, then the `--set` axes). A bad
+/// point is refused here, before anything is removed or runs; its error
+/// names the override, not a line of the point's file.
+fn points(a: &SweepArgs, b: &Bases) -> anyhow::Result<Vec<(String, Vec<String>)>> {
+    let algorithms: Vec<Option<PickerKind>> = if a.algorithms.is_empty() {
+        vec![None]
+    } else {
+        a.algorithms.iter().copied().map(Some).collect()
+    };
+    let mut out = Vec::new();
+    for (name, text, file) in &b.scenarios {
+        for algorithm in &algorithms {
+            let mut values = Vec::new();
+            if b.family.is_some() {
+                values.push(name.clone());
+            }
+            let text = match algorithm {
+                Some(k) => {
+                    values.push(k.name().to_string());
+                    set_leecher_algorithm(text, k.name())
+                        .with_context(|| format!("{file}: --algorithms {k}"))?
+                }
+                None => text.clone(),
+            };
+            for point in grid(&a.axes) {
+                let (t, _) = apply_overrides(&text, file, &point)?;
+                let mut v = values.clone();
+                v.extend(point.iter().map(|o: &Override| o.value.clone()));
+                out.push((t, v));
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn start(exe: &Path, scenario: &Path, job: &Job, threads: usize) -> anyhow::Result<Child> {
@@ -75,29 +160,28 @@ fn field(v: &serde_json::Value, path: &[&str]) -> String {
 
 /// Runs `ppspp lab sweep`.
 pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
-    let text = std::fs::read_to_string(&a.scenario)
-        .with_context(|| format!("cannot read {}", a.scenario.display()))?;
-    let base = ppspp_lab::scenario::parse(&text, &a.scenario.display().to_string())?;
+    let b = bases(&a.scenario)?;
+    let name = match &b.family {
+        Some(f) => f.name.clone(),
+        None => b.scenarios[0].0.clone(),
+    };
     let out = a
         .out
         .clone()
-        .unwrap_or_else(|| PathBuf::from(format!("lab-results/{}-sweep", base.name)));
-    // Refuse a bad point before anything is removed or runs; its error
-    // names the override, not a line of the point's file.
-    let name = a.scenario.display().to_string();
-    let mut points = Vec::new();
-    for point in grid(&a.axes) {
-        points.push((apply_overrides(&text, &name, &point)?.0, point));
-    }
+        .unwrap_or_else(|| PathBuf::from(format!("lab-results/{name}-sweep")));
+    let points = points(a, &b)?;
     let left = outdir::prepare(&out, Writer::Sweep, a.force)?;
     if !left.is_empty() {
         eprintln!("left alone in {}: {}", out.display(), left.join(", "));
     }
     std::fs::create_dir_all(out.join(outdir::RUNS_DIR))?;
-    // The scenario swept, for the record and for the report's title.
-    std::fs::write(out.join(SCENARIO_TOML), &text)?;
+    // What was swept, for the record and for the report's title.
+    match &b.family {
+        Some(f) => std::fs::write(out.join(FAMILY_TOML), f.to_toml())?,
+        None => std::fs::write(out.join(SCENARIO_TOML), &b.scenarios[0].1)?,
+    }
     let mut jobs = VecDeque::new();
-    for (p, (t, point)) in points.into_iter().enumerate() {
+    for (p, (t, values)) in points.into_iter().enumerate() {
         let file = outdir::point_file(&out, p);
         std::fs::write(&file, &t)?;
         for seed in 1..=a.seeds.max(1) {
@@ -106,7 +190,7 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
                 file.clone(),
                 Job {
                     index,
-                    point: point.clone(),
+                    values: values.clone(),
                     seed,
                     dir: outdir::run_dir(&out, index as u64),
                 },
@@ -152,7 +236,14 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
         done.push(job);
     }
     done.sort_by_key(|j| j.index);
-    let keys: Vec<String> = a.axes.iter().map(|x| x.key.clone()).collect();
+    let mut keys: Vec<String> = Vec::new();
+    if b.family.is_some() {
+        keys.push(SCENARIO_AXIS.into());
+    }
+    if !a.algorithms.is_empty() {
+        keys.push(ALGORITHM_AXIS.into());
+    }
+    keys.extend(a.axes.iter().map(|x| x.key.clone()));
     let mut csv = String::from("run,");
     for k in &keys {
         let _ = write!(csv, "{k},");
@@ -160,14 +251,14 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     csv.push_str(
         "seed,leechers,completed,download_mean_s,download_p50_s,download_p95_s,\
          startup_mean_s,startup_p95_s,stalls_per_viewer,stall_s_per_viewer,continuity,\
-         virtual_s,wall_s,trace_hash\n",
+         seeks_per_viewer,seek_wait_s_per_viewer,virtual_s,wall_s,trace_hash\n",
     );
     for job in &done {
         let summary = std::fs::read_to_string(job.dir.join("summary.json")).unwrap_or_default();
         let v: serde_json::Value = serde_json::from_str(&summary).unwrap_or_default();
         let _ = write!(csv, "{},", job.index);
-        for o in &job.point {
-            let _ = write!(csv, "{},", o.value);
+        for v in &job.values {
+            let _ = write!(csv, "{v},");
         }
         let cols = [
             vec!["leechers"],
@@ -180,6 +271,8 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
             vec!["playback", "stalls_per_viewer"],
             vec!["playback", "stall_s_per_viewer"],
             vec!["playback", "continuity"],
+            vec!["playback", "seeks_per_viewer"],
+            vec!["playback", "seek_wait_s_per_viewer"],
             vec!["virtual_s"],
             vec!["wall_s"],
             vec!["trace_hash"],
