@@ -246,8 +246,10 @@ pub(crate) fn bars_svg(
                     range: -0.5..n as f64 - 0.5,
                     ticks,
                 },
-                // Room above the tallest whisker for its value.
-                0.0..span(ymax) * 1.2,
+                // Room above the tallest whisker for its value, and for
+                // the legend (a line per series) above that, so that it
+                // hides no bar.
+                0.0..span(ymax) * headroom(series.len()),
             )?;
         chart
             .configure_mesh()
@@ -304,6 +306,17 @@ pub(crate) fn bars_svg(
         root.present()?;
     }
     Ok(buf)
+}
+
+/// How far above the tallest bar the y axis goes, as a multiple of it:
+/// room for the value labels, and for the legend when there is one (a
+/// line of about a twelfth of the plot's height per series).
+fn headroom(series: usize) -> f64 {
+    if series > 1 {
+        1.25 + 0.09 * series as f64
+    } else {
+        1.2
+    }
 }
 
 /// Pixels per bar, so that its value label (`0.123`) fits above it.

@@ -7,7 +7,8 @@
 use std::collections::VecDeque;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc;
 
 use anyhow::{bail, Context};
 use clap::Args;
@@ -203,19 +204,32 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     // The cores left to each run beyond one per job.
     let threads = (cores / parallel).max(1);
     let exe = std::env::current_exe()?;
-    let mut running: Vec<(Job, Child)> = Vec::new();
+    // Each run is waited for on its own thread, which reads its output as
+    // it comes (a run logging much cannot fill its pipe and stall) and
+    // reports when it ends: a slot is refilled as soon as any run ends,
+    // not when the oldest does (a family's runs differ in length, E1 at
+    // 208 viewers against 32, by ten times).
+    let (ended_tx, ended) = mpsc::channel::<(Job, std::io::Result<Output>)>();
+    let mut running = 0;
     let mut done: Vec<Job> = Vec::new();
     let mut failed = Vec::new();
-    while !jobs.is_empty() || !running.is_empty() {
-        while running.len() < parallel {
+    while !jobs.is_empty() || running > 0 {
+        while running < parallel {
             let Some((file, job)) = jobs.pop_front() else {
                 break;
             };
             let child = start(&exe, &file, &job, threads)?;
-            running.push((job, child));
+            let tx = ended_tx.clone();
+            std::thread::spawn(move || {
+                let _ = tx.send((job, child.wait_with_output()));
+            });
+            running += 1;
         }
-        let (job, child) = running.remove(0);
-        let output = child.wait_with_output()?;
+        let (job, output) = ended
+            .recv()
+            .context("a run's waiter ended without a word")?;
+        running -= 1;
+        let output = output?;
         eprintln!(
             "run {}/{total} (seed {}) {}",
             job.index + 1,
@@ -227,11 +241,8 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
             }
         );
         if !output.status.success() {
-            failed.push(format!(
-                "run {}: {}",
-                job.index,
-                String::from_utf8_lossy(&output.stderr).trim()
-            ));
+            let why = String::from_utf8_lossy(&output.stderr).trim().to_string();
+            failed.push((job.index, why));
         }
         done.push(job);
     }
@@ -290,10 +301,15 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
         out.join(ppspp_lab::report::SWEEP_HTML).display()
     );
     if !failed.is_empty() {
+        failed.sort();
+        let lines: Vec<String> = failed
+            .iter()
+            .map(|(run, why)| format!("run {run}: {why}"))
+            .collect();
         bail!(
             "{} of {total} runs failed:\n{}",
             failed.len(),
-            failed.join("\n")
+            lines.join("\n")
         );
     }
     Ok(())
