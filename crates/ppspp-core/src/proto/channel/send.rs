@@ -147,11 +147,13 @@ impl Channel {
         let riding = self.down.owes_acks() || !w.is_empty() || self.hs.third_due() || keepalive_due;
         let haves_due =
             riding || ctx.now.saturating_since(self.ann.last_have()) >= ctx.config.have_interval;
-        let haves_pending = self.haves_pending(swarm.have_log.len());
+        // Asked before the scope borrows the peer, and only when HAVEs may
+        // go at all, as on every datagram before.
+        let send_haves = haves_due && self.haves_pending(swarm.have_log.len());
         let sc = &mut scope(&mut self.peer, &self.hs, out);
         self.down.poll_acks(swarm, sc, &mut w);
         self.down.poll_cancels(swarm, sc, &mut w);
-        if haves_due && haves_pending {
+        if send_haves {
             let remote = (self.down.remote_has(), self.down.remote_complete());
             self.ann.poll_haves(swarm, sc, remote, &mut w);
             self.ann.handle_haves_sent(ctx.now);
