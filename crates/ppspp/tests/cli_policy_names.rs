@@ -10,7 +10,7 @@ fn unknown_policy_names_are_refused_with_the_known_ones() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success());
     assert!(
-        err.contains("unknown choking 'tit-for-tat' (known: rotation, unchoke-all)"),
+        err.contains("unknown choking 'tit-for-tat' (known: rotation, unchoke-all, delay-slots)"),
         "{err}"
     );
     let o = ppspp(&[

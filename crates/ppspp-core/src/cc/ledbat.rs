@@ -349,6 +349,10 @@ impl CongestionController for Ledbat {
         };
         Some((self.cwnd * gain / srtt.as_secs_f64()) as u64)
     }
+
+    fn queuing_delay(&self) -> Option<Duration> {
+        self.delays.queuing_delay()
+    }
 }
 
 #[cfg(test)]

@@ -73,4 +73,11 @@ pub trait CongestionController: fmt::Debug + Send {
     /// The rate to pace sending at, in bytes per second, given the smoothed
     /// round-trip time; `None` to send as fast as the window allows.
     fn pacing_rate(&self, srtt: Duration) -> Option<u64>;
+
+    /// The queuing delay the controller measures on its path, for a
+    /// delay-based controller once it has samples (RFC 6817 §3.1.2);
+    /// `None` otherwise.
+    fn queuing_delay(&self) -> Option<Duration> {
+        None
+    }
 }

@@ -90,7 +90,7 @@ mod tests {
             Choking::names(),
             |p| p.name(),
             "tit-for-tat",
-            "unknown choking 'tit-for-tat' (known: rotation, unchoke-all)",
+            "unknown choking 'tit-for-tat' (known: rotation, unchoke-all, delay-slots)",
         );
     }
 }

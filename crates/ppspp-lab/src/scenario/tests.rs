@@ -257,7 +257,7 @@ fn policies_are_chosen_by_name_and_unknown_names_refused() {
     let e = err_of(&with("choking = \"tit-for-tat\""));
     assert!(
         e.message
-            .contains("unknown choking 'tit-for-tat' (known: rotation, unchoke-all)"),
+            .contains("unknown choking 'tit-for-tat' (known: rotation, unchoke-all, delay-slots)"),
         "{e}"
     );
     let e = err_of(&with("upload_scheduling = \"lifo\""));

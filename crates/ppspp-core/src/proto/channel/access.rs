@@ -142,6 +142,13 @@ impl Channel {
         self.up.queued_chunks()
     }
 
+    /// Bytes of DATA in flight to the peer, and the queuing delay our
+    /// upload's congestion controller measures on the way (`None` before
+    /// its first delay sample, or for a controller that measures none).
+    pub fn upload_path(&self) -> (u64, Option<std::time::Duration>) {
+        self.up.path()
+    }
+
     /// Whether we choke the peer.
     pub fn choking_remote(&self) -> bool {
         self.choke.choking_remote()

@@ -3,13 +3,17 @@
 //! unchokes them; a channel whose state changes says so in its next
 //! datagram.
 
+mod delay_slots;
 mod rotation;
 mod unchoke_all;
+
+use std::time::Duration;
 
 use super::channel::Channel;
 use super::policy::policy_names;
 use crate::time::Instant;
 
+pub(crate) use delay_slots::DelaySlots;
 pub(crate) use rotation::{Rotation, IDLE, ROTATION};
 pub(crate) use unchoke_all::UnchokeAll;
 
@@ -27,6 +31,11 @@ pub(crate) trait Choke: Send {
     /// Whether the policy wants to be asked again every so often (a slot
     /// rotation), not only when a peer's interest changes.
     fn periodic(&self, slots: usize) -> bool;
+
+    /// How long after a rechoke a periodic policy is asked again.
+    fn period(&self) -> Duration {
+        ROTATION / 3
+    }
 }
 
 /// The choking policies, by name.
@@ -40,6 +49,10 @@ pub enum Choking {
     Rotation,
     /// Nobody is ever choked, whatever the slots.
     UnchokeAll,
+    /// Rotation with at most `upload_slots` slots, fewer while our
+    /// upload's queuing delay says the uplink cannot carry that many
+    /// (`choke/delay_slots.rs`).
+    DelaySlots,
 }
 
 impl Choking {
@@ -47,6 +60,7 @@ impl Choking {
         match self {
             Choking::Rotation => Box::new(Rotation),
             Choking::UnchokeAll => Box::new(UnchokeAll),
+            Choking::DelaySlots => Box::new(DelaySlots::default()),
         }
     }
 }
@@ -54,6 +68,7 @@ impl Choking {
 policy_names!(Choking, "choking", {
     Rotation => "rotation",
     UnchokeAll => "unchoke-all",
+    DelaySlots => "delay-slots",
 });
 
 /// Chokes or unchokes the peer of `ch`, marking the change to be sent.

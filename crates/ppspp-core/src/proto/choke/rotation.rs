@@ -67,7 +67,11 @@ impl Choke for Rotation {
 
 /// Chooses who is choked among the channels of one swarm. Channels whose
 /// state changes get `choke_dirty`, so their next datagram says so.
-fn rechoke(now: Instant, slots: usize, channels: &mut dyn Iterator<Item = &mut Channel>) {
+pub(super) fn rechoke(
+    now: Instant,
+    slots: usize,
+    channels: &mut dyn Iterator<Item = &mut Channel>,
+) {
     let mut interested: Vec<&mut Channel> = Vec::new();
     for ch in channels {
         if ch.state() != State::Established || ch.is_closing() {

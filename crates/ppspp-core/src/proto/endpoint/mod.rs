@@ -17,7 +17,7 @@ use rand::rngs::{ChaCha20Rng, Xoshiro256PlusPlus};
 use rand::{Rng, SeedableRng};
 
 use super::channel::Channel;
-use super::choke::{Choke, ROTATION};
+use super::choke::Choke;
 use super::config::EndpointConfig;
 use super::event::{DropReason, EndpointStats, Event};
 use super::schedule::Schedule;
@@ -305,8 +305,9 @@ impl Endpoint {
     /// `proto/choke`).
     fn rechoke(&mut self, now: Instant, handle: SwarmHandle) {
         let slots = self.config.upload_slots;
+        let period = self.choke.period();
         if let Some(s) = self.swarm_mut(handle) {
-            s.next_rechoke = now + ROTATION / 3;
+            s.next_rechoke = now + period;
         }
         let mut channels = self.channels.values_mut().filter(|c| c.swarm() == handle);
         let _span = trace::swarm_span(handle).entered();

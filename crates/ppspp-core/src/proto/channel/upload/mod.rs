@@ -53,6 +53,12 @@ impl Upload {
         self.inflight.bytes()
     }
 
+    /// Bytes of DATA in flight and the queuing delay the controller
+    /// measures (see `Channel::upload_path`).
+    pub fn path(&self) -> (u64, Option<std::time::Duration>) {
+        (self.inflight.bytes(), self.cc.queuing_delay())
+    }
+
     /// Queues `range`, requested by the peer.
     pub fn handle_request(
         &mut self,
