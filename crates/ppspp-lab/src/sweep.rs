@@ -261,9 +261,9 @@ mod tests {
         assert_eq!(leechers.len(), 2, "the default scenario's near and far");
         assert!(leechers
             .iter()
-            .all(|p| p.algorithm == ppspp_core::pick::PickerKind::SwiftVod));
+            .all(|p| p.picker() == ppspp_core::pick::PickerKind::SwiftVod));
         let seeder = s.peers[0].get_ref();
-        assert_eq!(seeder.algorithm, ppspp_core::pick::PickerKind::RarestFirst);
+        assert_eq!(seeder.picker(), ppspp_core::pick::PickerKind::RarestFirst);
         let only_seeders = DEFAULT_TEXT.replace("role = \"leecher\"", "role = \"seeder\"");
         let e = set_leecher_algorithm(&only_seeders, "linear").unwrap_err();
         assert!(matches!(e, SetError::NoLeechers), "{e}");

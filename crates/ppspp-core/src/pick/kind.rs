@@ -29,6 +29,11 @@ pub enum PickerKind {
 }
 
 impl PickerKind {
+    /// The picker for a viewer when none is named: `ppspp stream`'s and a
+    /// lab viewer group's default. swift-vod until one does better on
+    /// the VoD family (`scenarios/vod-family/`, issue 23).
+    pub const DEFAULT_VOD: PickerKind = PickerKind::SwiftVod;
+
     /// Every policy, in the order of [`NAMES`].
     pub const ALL: [PickerKind; 6] = [
         PickerKind::Sequential,

@@ -29,9 +29,6 @@ fn default_queue() -> Queue {
 fn one() -> u32 {
     1
 }
-fn default_algorithm() -> PickerKind {
-    PickerKind::RarestFirst
-}
 fn default_tracker_peers() -> usize {
     5
 }
@@ -376,9 +373,9 @@ pub struct PeerGroup {
     #[serde(default)]
     pub departure: Option<Departure>,
     /// Piece picker by name (an unknown name is refused when the file is
-    /// read, with the known ones).
-    #[serde(default = "default_algorithm", deserialize_with = "by_name")]
-    pub algorithm: PickerKind,
+    /// read, with the known ones); left out, see [`PeerGroup::picker`].
+    #[serde(default, deserialize_with = "by_name_opt")]
+    pub algorithm: Option<PickerKind>,
     /// std-vod's and swift-vod's high-priority set, in media time
     /// (default 10 s, seed paper 000 §IV-B).
     #[serde(default)]
@@ -433,6 +430,17 @@ pub enum ClassNames {
 }
 
 impl PeerGroup {
+    /// The group's piece picker: `algorithm`, else the streaming default
+    /// ([`PickerKind::DEFAULT_VOD`], what `ppspp stream` uses) for viewers
+    /// and rarest-first for the others.
+    pub fn picker(&self) -> PickerKind {
+        self.algorithm.unwrap_or(if self.player.is_some() {
+            PickerKind::DEFAULT_VOD
+        } else {
+            PickerKind::RarestFirst
+        })
+    }
+
     /// The group's upload scheduling policy: `upload_scheduling`, else
     /// WFQ with `weighted_uploads = true`; the two disagreeing is an error.
     pub fn upload_scheduling(&self) -> Result<UploadScheduling, ContradictoryUploads> {

@@ -99,9 +99,10 @@ fn an_unknown_policy_is_refused_at_its_line_with_the_known_names() {
 fn policies_are_read_by_name() {
     let s = parse(DEFAULT_TEXT, "<built-in>").unwrap();
     for g in &s.peers {
-        // The defaults.
+        // The defaults: the built-in scenario has no viewers.
+        assert_eq!(g.get_ref().algorithm, None);
         assert_eq!(
-            g.get_ref().algorithm,
+            g.get_ref().picker(),
             ppspp_core::pick::PickerKind::RarestFirst
         );
         assert_eq!(g.get_ref().congestion.name(), "ledbat");
@@ -117,8 +118,35 @@ fn policies_are_read_by_name() {
         .map(|g| g.get_ref())
         .find(|g| g.role == Role::Leecher)
         .unwrap();
-    assert_eq!(leecher.algorithm, ppspp_core::pick::PickerKind::SwiftVod);
+    assert_eq!(leecher.picker(), ppspp_core::pick::PickerKind::SwiftVod);
     assert_eq!(leecher.congestion.name(), "fixed");
+}
+
+#[test]
+fn a_viewer_group_without_an_algorithm_streams_with_the_default() {
+    let text = DEFAULT_TEXT.replace(
+        "role = \"leecher\"\n",
+        "role = \"leecher\"\nplayer = { bitrate = \"1Mbit/s\", prebuffer = \"5s\", rebuffer = \"5s\" }\n",
+    );
+    let s = parse(&text, "t.toml").unwrap();
+    for g in s.peers.iter().map(|g| g.get_ref()) {
+        let want = if g.player.is_some() {
+            ppspp_core::pick::PickerKind::DEFAULT_VOD
+        } else {
+            ppspp_core::pick::PickerKind::RarestFirst
+        };
+        assert_eq!(g.picker(), want, "{}", g.name);
+    }
+    assert!(s.peers.iter().any(|g| g.get_ref().player.is_some()));
+    // Named, the algorithm is what the group gets, viewers or not.
+    let named = text.replace(
+        "role = \"leecher\"\n",
+        "role = \"leecher\"\nalgorithm = \"linear\"\n",
+    );
+    let s = parse(&named, "t.toml").unwrap();
+    for g in s.peers.iter().map(|g| g.get_ref()).filter(|g| g.player.is_some()) {
+        assert_eq!(g.picker(), ppspp_core::pick::PickerKind::Linear);
+    }
 }
 
 #[test]

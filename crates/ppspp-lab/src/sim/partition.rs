@@ -450,7 +450,7 @@ impl Partition {
             high: spec.high_window.map_or(defaults.high, |d| d.0),
             mid: spec.mid_window.map_or(defaults.mid, |d| d.0),
         };
-        let picker = spec.algorithm.build(rate, windows);
+        let picker = spec.picker().build(rate, windows);
         let storage = Box::new(shared.content.storage());
         let viewer = player.map(|p| {
             let config = PlayerConfig {

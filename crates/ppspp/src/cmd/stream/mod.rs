@@ -73,7 +73,7 @@ pub struct StreamArgs {
     pub player: Option<Player>,
     /// Download scheduling: swift-vod (Libswift's: urgent data from fast
     /// peers), std-vod and linear fetch from the playback position.
-    #[arg(long, default_value = "swift-vod")]
+    #[arg(long, default_value_t = PickerKind::DEFAULT_VOD)]
     pub algorithm: PickerKind,
     /// Congestion control of the DATA this node sends: ledbat (RFC 6817,
     /// yields to other traffic) or fixed (a constant window, for
