@@ -50,7 +50,8 @@ pub enum Choking {
     /// Nobody is ever choked, whatever the slots.
     UnchokeAll,
     /// Rotation with at most `upload_slots` slots, fewer while our
-    /// upload's queuing delay says the uplink cannot carry that many
+    /// upload's queuing delay says the uplink cannot carry that many at
+    /// LEDBAT's floor
     /// (`choke/delay_slots.rs`).
     DelaySlots,
 }
