@@ -1,17 +1,22 @@
 //! `buffer-vod`: our VoD picker. swift-vod's priority sets, fast peers and
 //! deadlines while the player's buffer is healthy; every peer on the
-//! urgent data, in order, while it is not.
+//! urgent data, in order, while it is not; and a peer that has every
+//! chunk (the seeder) always asked as std-vod asks it.
 //!
 //! Why. swift-vod (seed paper 000 §III-C) asks only the fast peers for the
 //! high set and the others for the mid and low sets; std-vod asks every
-//! peer for the high set first. In E1 at 96 viewers (seed 1) swift-vod
-//! stalls less often (1.40 against 2.45 stalls per viewer) but far longer
-//! (66.6 s against 17.6 s per viewer; every viewer 26 s or more). Putting
-//! every peer on the high set only while the player stalls shortened the
-//! stalls little (61.0 s); doing so while the buffer is low, before the
-//! stall, shortened them more. Why the stalls are long is not settled yet
-//! (issue 23): urgent requests waiting in uploaders' queues behind the
-//! mid- and low-set requests of other viewers is the lead.
+//! peer for the high set first. In E1 at 96 viewers swift-vod stalls less
+//! often (3 seeds: 1.44 against 2.39 stalls per viewer) but far longer
+//! (63.6 s against 17.3 s per viewer). Two things make its stalls long:
+//! - the seeder goes underused. Eq. 1 rates a peer by the bandwidth it
+//!   gives *us*, and a 20 Mbit/s seeder shared by 96 viewers gives each
+//!   less than a 1.2 Mbit/s viewer does, so it is a fast peer in only a
+//!   quarter of the picks to it and is asked mostly for the mid and low
+//!   sets (E1 96, seed 1: its uplink sent 200 MB under swift-vod against
+//!   289 MB under std-vod, with its queue nearly empty). In a flash crowd
+//!   the seeder is the only source of the chunks at the front;
+//! - a viewer asks every peer for urgent data only once its buffer is
+//!   low: before that, its high set waits on the few fast peers.
 //!
 //! What it takes from the literature:
 //! - the priority sets and the in-order high set (std-vod, seed paper 000
@@ -23,12 +28,22 @@
 //!   held without a gap from the playhead say how close a stall is, and
 //!   they are known exactly, where rates are estimated.
 //!
-//! The rule. The buffer is the run of chunks we hold from the playhead.
-//! While it holds less than half the high set ([`LOW_BUFFER`]),
-//! every peer is asked for the high set first, in order, late requests of
-//! other peers first (std-vod with swift-vod's re-requests); otherwise
-//! swift-vod's plan applies. While the player prebuffers, swift-vod's
-//! prebuffer plan applies (eq. 3's share of the high set from every peer).
+//! The rule, per pick for one peer:
+//! - while the player prebuffers, swift-vod's prebuffer plan (eq. 3's
+//!   share of the high set from every peer);
+//! - a peer with every chunk (a seeder; [`PickView::peer_counted`] false)
+//!   is asked as std-vod asks: the high set in order, then the mid and
+//!   low sets rarest-first. Over the VoD family (3 seeds) this took the
+//!   stall time per viewer from 1.3–3.2× std-vod's down to 0.9–1.7×
+//!   (E1 96: 43.9 to 21.7 s), at the price of stalling more often than
+//!   before in flash crowds (E1 96: 1.39 to 1.66; still fewer than
+//!   std-vod's 2.39);
+//! - while the buffer — the run of chunks held from the playhead — is
+//!   less than half the high set ([`LOW_BUFFER`]), every other peer too is
+//!   asked for the high set first, in order, late requests of other
+//!   peers first (std-vod with swift-vod's re-requests);
+//! - otherwise swift-vod's plan (fast peers on the high set, the others on
+//!   the mid and low sets).
 
 use rand::Rng;
 
@@ -38,13 +53,18 @@ use crate::chunk::ChunkRange;
 use crate::time::Instant;
 
 /// The buffer, as a share of the high set, below which every peer is put
-/// on the urgent data (chosen). Scanned only on E1 at 96 viewers, seed 1
-/// (stalls per viewer / stall time per viewer; swift-vod 1.40 / 66.6 s,
-/// std-vod 2.45 / 17.6 s): below one chunk (only while stalled) 1.40 /
-/// 61.0 s; 0.5: 1.31 / 45.3 s; 1: 2.77 / 21.0 s; 2: 2.73 / 20.8 s; with
-/// hysteresis (in below 0.5, out at 2 or 4 high sets) 2.73 / 20.8 s and
-/// 2.74 / 21.2 s. The scan over the VoD family (`scenarios/vod-family/`)
-/// is still to be made: this value is a guess until then (issue 23).
+/// on the urgent data (chosen). Scanned over the VoD family
+/// (`scenarios/vod-family/`, seed 1, a seeder asked as std-vod asks;
+/// stalls / stall s per viewer at 0.25 → 0.5 → 1): e1-96 1.72 / 23.9 →
+/// 1.51 / 20.8 → 3.05 / 22.8; e1-208 2.50 / 39.6 → 2.21 / 35.5 → 4.45 /
+/// 40.2; flash-2x 2.18 / 30.7 → 2.57 / 26.8 → 3.56 / 29.9; e1-32 1.00 /
+/// 15.6 → 0.78 / 9.6 → 0.75 / 5.5; loss-bursty 1.50 / 21.0 → 1.42 / 15.6
+/// → 1.17 / 9.6; seek 1.70 / 24.2 → 1.50 / 17.8 → 1.39 / 12.1;
+/// seeder-leaves 2.61 / 202.6 → 2.16 / 235.5 → 2.41 / 201.4; the other
+/// six move less. A whole high set suits steady arrivals and loss but
+/// doubles the flash crowds' stalls; a quarter is worse than a half
+/// nearly everywhere. Before the seeder rule, on E1 96 alone: 0.5 gave
+/// 1.31 / 45.3 s, 1 and 2 gave 2.77 / 21.0 s and 2.73 / 20.8 s.
 pub const LOW_BUFFER: f64 = 0.5;
 
 /// swift-vod while the buffer is healthy, std-vod with re-requests while
@@ -113,7 +133,13 @@ impl Picker for BufferVod {
         rng: &mut dyn Rng,
         out: &mut Vec<ChunkRange>,
     ) {
-        let plan = if !view.link.prebuffering && self.low(view) {
+        let plan = if view.link.prebuffering {
+            self.swift.plan(view)
+        } else if !view.peer_counted {
+            // A peer with every chunk: the source of the flash crowd's
+            // front, asked as std-vod asks it (see the module notes).
+            Plan::STANDARD
+        } else if self.low(view) {
             URGENT
         } else {
             self.swift.plan(view)

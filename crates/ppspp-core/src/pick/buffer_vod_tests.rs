@@ -2,7 +2,7 @@ use std::time::Duration;
 
 use super::*;
 use crate::pick::test_sets::{r, Sets};
-use crate::pick::PeerLink;
+use crate::pick::{PeerLink, StdVod};
 
 /// As swift-vod's tests: 1000 chunks at this peer and two others, playhead
 /// 100, a high set of 10 chunks (100..=109) and a mid set of 20
@@ -101,4 +101,33 @@ fn a_prebuffering_player_is_served_as_swift_vod_serves_it() {
     );
     assert_eq!(ours, swift);
     assert_eq!(ours, [(100, 104)], "eq. 3's share: H/F = 5");
+}
+
+#[test]
+fn a_peer_with_every_chunk_is_asked_as_std_vod_asks_whatever_the_buffer() {
+    let mut s = sets();
+    s.peer_counted = false;
+    s.have.set(r(100, 104));
+    for seed in 1..4 {
+        let ours = s.pick_with(&mut picker(), 8, seed);
+        let std = s.pick_with(&mut StdVod::with_windows(10, 20), 8, seed);
+        assert_eq!(ours, std);
+        assert_eq!(ours.first(), Some(&(105, 109)), "the high set first");
+    }
+    // swift-vod asks the same slow peer for the mid set only.
+    let swift = s.pick_with(
+        &mut SwiftVod::with_windows(MediaRate::default(), 10, 20),
+        8,
+        1,
+    );
+    assert!(swift.iter().all(|&(a, _)| a >= 110), "{swift:?}");
+    // While the player prebuffers, swift-vod's prebuffer plan still holds.
+    s.link.prebuffering = true;
+    let ours = s.pick_with(&mut picker(), 20, 1);
+    let swift = s.pick_with(
+        &mut SwiftVod::with_windows(MediaRate::default(), 10, 20),
+        20,
+        1,
+    );
+    assert_eq!(ours, swift);
 }

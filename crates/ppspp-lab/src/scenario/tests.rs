@@ -144,7 +144,12 @@ fn a_viewer_group_without_an_algorithm_streams_with_the_default() {
         "role = \"leecher\"\nalgorithm = \"linear\"\n",
     );
     let s = parse(&named, "t.toml").unwrap();
-    for g in s.peers.iter().map(|g| g.get_ref()).filter(|g| g.player.is_some()) {
+    for g in s
+        .peers
+        .iter()
+        .map(|g| g.get_ref())
+        .filter(|g| g.player.is_some())
+    {
         assert_eq!(g.picker(), ppspp_core::pick::PickerKind::Linear);
     }
 }

@@ -71,8 +71,11 @@ pub struct StreamArgs {
     /// Start this player on the HTTP URL; exit when it exits.
     #[arg(long, value_enum)]
     pub player: Option<Player>,
-    /// Download scheduling: swift-vod (Libswift's: urgent data from fast
-    /// peers), std-vod and linear fetch from the playback position.
+    /// Download scheduling: buffer-vod (ours: Libswift's swift-vod while
+    /// the buffer is healthy, every peer on urgent data when it runs low,
+    /// a seeder always asked for it), swift-vod (Libswift's: urgent data
+    /// from fast peers), std-vod and linear fetch from the playback
+    /// position.
     #[arg(long, default_value_t = PickerKind::DEFAULT_VOD)]
     pub algorithm: PickerKind,
     /// Congestion control of the DATA this node sends: ledbat (RFC 6817,
