@@ -27,6 +27,11 @@ fn picker() -> BufferVod {
     BufferVod::with_windows(MediaRate::default(), 10, 20)
 }
 
+/// swift-vod with the same windows, to compare with.
+fn swift_vod() -> SwiftVod {
+    SwiftVod::with_windows(MediaRate::default(), 10, 20)
+}
+
 fn chunks(picked: &[(u64, u64)]) -> u64 {
     picked.iter().map(|(a, b)| b - a + 1).sum()
 }
@@ -54,11 +59,7 @@ fn a_low_buffer_puts_even_a_slow_peer_on_the_high_set_in_order() {
     assert_eq!(picked.first(), Some(&(103, 109)));
     assert_eq!(chunks(&picked), 8, "then the mid set: {picked:?}");
     // swift-vod asks this slow peer for the mid set first.
-    let swift = s.pick_with(
-        &mut SwiftVod::with_windows(MediaRate::default(), 10, 20),
-        8,
-        1,
-    );
+    let swift = s.pick_with(&mut swift_vod(), 8, 1);
     assert!(swift.iter().all(|&(a, _)| a >= 110), "{swift:?}");
 }
 
@@ -68,11 +69,7 @@ fn a_healthy_buffer_is_swift_vods() {
     s.have.set(r(100, 104));
     for seed in 1..4 {
         let ours = s.pick_with(&mut picker(), 8, seed);
-        let swift = s.pick_with(
-            &mut SwiftVod::with_windows(MediaRate::default(), 10, 20),
-            8,
-            seed,
-        );
+        let swift = s.pick_with(&mut swift_vod(), 8, seed);
         assert_eq!(ours, swift);
     }
 }
@@ -94,11 +91,7 @@ fn a_prebuffering_player_is_served_as_swift_vod_serves_it() {
     let mut s = sets();
     s.link.prebuffering = true;
     let ours = s.pick_with(&mut picker(), 20, 1);
-    let swift = s.pick_with(
-        &mut SwiftVod::with_windows(MediaRate::default(), 10, 20),
-        20,
-        1,
-    );
+    let swift = s.pick_with(&mut swift_vod(), 20, 1);
     assert_eq!(ours, swift);
     assert_eq!(ours, [(100, 104)], "eq. 3's share: H/F = 5");
 }
@@ -115,19 +108,11 @@ fn a_peer_with_every_chunk_is_asked_as_std_vod_asks_whatever_the_buffer() {
         assert_eq!(ours.first(), Some(&(105, 109)), "the high set first");
     }
     // swift-vod asks the same slow peer for the mid set only.
-    let swift = s.pick_with(
-        &mut SwiftVod::with_windows(MediaRate::default(), 10, 20),
-        8,
-        1,
-    );
+    let swift = s.pick_with(&mut swift_vod(), 8, 1);
     assert!(swift.iter().all(|&(a, _)| a >= 110), "{swift:?}");
     // While the player prebuffers, swift-vod's prebuffer plan still holds.
     s.link.prebuffering = true;
     let ours = s.pick_with(&mut picker(), 20, 1);
-    let swift = s.pick_with(
-        &mut SwiftVod::with_windows(MediaRate::default(), 10, 20),
-        20,
-        1,
-    );
+    let swift = s.pick_with(&mut swift_vod(), 20, 1);
     assert_eq!(ours, swift);
 }
