@@ -205,6 +205,34 @@ pub fn summarize(sim: &mut Simulation, wall_s: f64) -> (Summary, Vec<PeerResult>
     (summary, peers)
 }
 
+/// `stalls.csv`: every viewer's stalls one by one — the chunk playback
+/// stopped at, when (virtual seconds), until when and how long. A stall
+/// still going on when the viewer left or the run ended (`run_end_s`) has
+/// no end, and its duration runs to then, as `peers.csv`'s `stall_s`
+/// counts it.
+pub fn stalls_csv(peers: &[PeerResult], run_end_s: f64) -> String {
+    let mut s = String::from("id,group,stall,chunk,start_s,end_s,duration_s\n");
+    for p in peers {
+        for (i, stall) in p.stalls.iter().enumerate() {
+            let start = stall.start.as_micros() as f64 / 1e6;
+            let end = stall.end.map(|e| e.as_micros() as f64 / 1e6);
+            let until = end.unwrap_or(p.leave_s.unwrap_or(run_end_s));
+            let _ = writeln!(
+                s,
+                "{},{},{},{},{:.6},{},{:.6}",
+                p.id,
+                p.group,
+                i + 1,
+                stall.chunk,
+                start,
+                opt(end),
+                (until - start).max(0.0)
+            );
+        }
+    }
+    s
+}
+
 fn opt(v: Option<f64>) -> String {
     v.map(|x| format!("{x:.6}")).unwrap_or_default()
 }
@@ -468,9 +496,10 @@ pub const SCENARIO_TOML: &str = "scenario.toml";
 
 /// The files [`write`] puts in a run's folder, in the order it writes them
 /// (the report adds [`crate::report::REPORT_HTML`] and plots).
-pub const RUN_FILES: [&str; 9] = [
+pub const RUN_FILES: [&str; 10] = [
     SCENARIO_TOML,
     "peers.csv",
+    "stalls.csv",
     "links.csv",
     "waits.csv",
     "link_stats.csv",
@@ -499,6 +528,7 @@ pub fn write(
     let texts = [
         header + scenario_text,
         peers_csv(peers),
+        stalls_csv(peers, summary.virtual_s),
         links_csv(sim),
         waits_csv(sim),
         link_stats_csv(sim),

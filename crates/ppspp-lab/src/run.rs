@@ -70,6 +70,7 @@ pub fn run_with_threads(
     }
     let csv = vec![
         ("peers.csv", results::peers_csv(&peers)),
+        ("stalls.csv", results::stalls_csv(&peers, summary.virtual_s)),
         ("progress.csv", results::progress_csv(&sim)),
         ("links.csv", results::links_csv(&sim)),
         ("waits.csv", results::waits_csv(&sim)),

@@ -39,6 +39,7 @@ fn run_writes_the_results_folder_and_checks_determinism() {
     for f in [
         "scenario.toml",
         "peers.csv",
+        "stalls.csv",
         "links.csv",
         "waits.csv",
         "link_stats.csv",

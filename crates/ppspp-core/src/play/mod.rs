@@ -15,11 +15,13 @@
 
 mod player;
 mod seek;
+mod stall_log;
 pub(crate) mod timing;
 mod viewer;
 
 pub use player::{PlaybackStats, Player, PlayerState, PLAY_OUT_LOOKS};
 pub use seek::{SeekModel, SeekRateError, MAX_SEEKS_PER_MINUTE};
+pub use stall_log::{StallLog, StallSpan, MAX_LOGGED_STALLS};
 pub use viewer::Viewer;
 
 use std::time::Duration;

@@ -5,6 +5,7 @@ use std::time::Duration;
 use rand::rngs::Xoshiro256PlusPlus;
 
 use super::seek::{SeekModel, Seeker};
+use super::stall_log::StallLog;
 use super::timing::Timing;
 use super::PlayerConfig;
 use crate::binmap::Binmap;
@@ -112,6 +113,8 @@ pub struct Player {
     stalls: u32,
     /// Time of the stalls that ended.
     stalled: Duration,
+    /// Each stall, when and where.
+    stall_log: StallLog,
     /// The seek model, when the viewer seeks on its own.
     seeker: Option<Seeker>,
     seeks: u32,
@@ -140,6 +143,7 @@ impl Player {
             startup: None,
             stalls: 0,
             stalled: Duration::ZERO,
+            stall_log: StallLog::default(),
             seeker: None,
             seeks: 0,
             seek_waits: 0,
@@ -229,7 +233,10 @@ impl Player {
                         return;
                     }
                     match (self.state, self.startup) {
-                        (PlayerState::Stalled, _) => self.stalled += now - self.since,
+                        (PlayerState::Stalled, _) => {
+                            self.stalled += now - self.since;
+                            self.stall_log.end(now);
+                        }
                         (_, Some(_)) => self.seek_waited += now - self.since,
                         (_, None) => self.startup = Some(now - self.created),
                     }
@@ -265,6 +272,7 @@ impl Player {
                     // The stall began when playback reached the gap, which
                     // may be before `now`; it may also end at once.
                     self.stalls += 1;
+                    self.stall_log.begin(stop, reach);
                     self.state = PlayerState::Stalled;
                     self.at = stop;
                     self.since = reach;
@@ -349,7 +357,10 @@ impl Player {
         self.schedule = None;
         self.late = 0;
         match (self.state, self.startup) {
-            (PlayerState::Stalled, _) => self.stalled += at - self.since,
+            (PlayerState::Stalled, _) => {
+                self.stalled += at - self.since;
+                self.stall_log.end(at);
+            }
             (PlayerState::Prebuffering, Some(_)) => self.seek_waited += at - self.since,
             _ => {}
         }
@@ -361,6 +372,11 @@ impl Player {
         if self.startup.is_some() && !self.buffered(have, self.config.prebuffer) {
             self.seek_waits += 1;
         }
+    }
+
+    /// Each stall so far, when and where (the last one may go on).
+    pub fn stall_log(&self) -> &StallLog {
+        &self.stall_log
     }
 
     /// The metrics at `now` (after [`Player::advance`] to `now`).

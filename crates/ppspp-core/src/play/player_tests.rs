@@ -1,6 +1,6 @@
 use super::*;
 use crate::play::seek::Seeker;
-use crate::play::Bitrate;
+use crate::play::{Bitrate, StallSpan};
 
 /// 1 KiB chunks at 1 Mbit/s: a chunk lasts 8192 µs.
 const CHUNK_US: u64 = 8192;
@@ -76,6 +76,15 @@ fn stalls_at_a_gap_and_resumes_after_the_rebuffer() {
     let s = p.stats(resume, &h);
     assert_eq!(s.stalls, 1);
     assert_eq!(s.stall_time, Duration::from_micros(2 * CHUNK_US));
+    // The log has the one stall: at chunk 20, from the gap to the resume.
+    assert_eq!(
+        p.stall_log().spans(),
+        [StallSpan {
+            chunk: 20,
+            start: gap,
+            end: Some(resume),
+        }]
+    );
     // Next gap: chunk 24, four chunk times after the resume.
     assert_eq!(
         p.poll_timeout(),
@@ -93,6 +102,8 @@ fn a_stall_in_progress_counts_its_time_so_far() {
     let s = p.stats(at(15 * CHUNK_US), &h);
     assert_eq!(s.stalls, 1);
     assert_eq!(s.stall_time, Duration::from_micros(5 * CHUNK_US));
+    let log = p.stall_log().spans();
+    assert_eq!((log.len(), log[0].chunk, log[0].end), (1, 10, None));
 }
 
 #[test]
@@ -340,6 +351,15 @@ fn a_seek_during_a_stall_ends_it_and_waits_apart() {
     );
     assert_eq!((s.seeks, s.seek_waits), (1, 1));
     assert_eq!(s.seek_wait_time, Duration::from_micros(7 * CHUNK_US));
+    // The stall ended with the seek.
+    assert_eq!(
+        p.stall_log().spans(),
+        [StallSpan {
+            chunk: 10,
+            start: at(10 * CHUNK_US),
+            end: Some(t),
+        }]
+    );
     // A seek into buffered content plays on at once: a seek, no wait.
     p.seek(at(21 * CHUNK_US), ChunkIndex(0), &h);
     assert_eq!(p.state(), PlayerState::Playing);

@@ -7,7 +7,7 @@
 use rand::rngs::Xoshiro256PlusPlus;
 
 use crate::chunk::{ChunkIndex, ChunkSize};
-use crate::play::{PlaybackStats, Player, PlayerConfig, PlayerState, SeekModel};
+use crate::play::{PlaybackStats, Player, PlayerConfig, PlayerState, SeekModel, StallLog};
 use crate::proto::{Endpoint, SwarmHandle};
 use crate::time::Instant;
 
@@ -21,8 +21,8 @@ pub struct Viewer {
     count_known: bool,
     /// Entries of the endpoint's verified log already handed to the player.
     seen: usize,
-    /// The metrics, frozen when the peer left.
-    frozen: Option<PlaybackStats>,
+    /// The metrics and stall log, frozen when the peer left.
+    frozen: Option<(PlaybackStats, StallLog)>,
     /// Stalls already told to the endpoint.
     stalls_told: u32,
 }
@@ -128,32 +128,60 @@ impl Viewer {
     /// whose download completed is played out to the end (it keeps
     /// watching without the swarm).
     pub fn stats(&self, now: Instant, ep: &Endpoint, swarm: SwarmHandle) -> PlaybackStats {
-        if let Some(s) = self.frozen {
-            return s;
+        if let Some((s, _)) = &self.frozen {
+            return *s;
         }
-        let Some(have) = ep.have(swarm) else {
-            return PlaybackStats::default();
-        };
+        self.settled(now, ep, swarm)
+            .map_or_else(PlaybackStats::default, |(s, _)| s)
+    }
+
+    /// Each stall up to `now`, as [`Viewer::stats`] counts them.
+    pub fn stall_log(&self, now: Instant, ep: &Endpoint, swarm: SwarmHandle) -> StallLog {
+        if let Some((_, log)) = &self.frozen {
+            return log.clone();
+        }
+        self.settled(now, ep, swarm)
+            .map(|(_, log)| log)
+            .unwrap_or_default()
+    }
+
+    /// The metrics and the stall log at `now` of a copy of the player
+    /// moved there (and played out, the download complete); `None` when
+    /// the endpoint has no such swarm.
+    fn settled(
+        &self,
+        now: Instant,
+        ep: &Endpoint,
+        swarm: SwarmHandle,
+    ) -> Option<(PlaybackStats, StallLog)> {
+        let have = ep.have(swarm)?;
         let mut player = self.player.clone();
         player.advance(now, have);
         if ep.is_complete(swarm) {
             player.play_out(now, have);
             if player.state() == PlayerState::Ended {
                 // Stats at the end of playback: everything due.
-                return player.stats(Instant::MAX, have);
+                let stats = player.stats(Instant::MAX, have);
+                return Some((stats, player.stall_log().clone()));
             }
         }
-        player.stats(now, have)
+        Some((player.stats(now, have), player.stall_log().clone()))
     }
 
-    /// The peer leaves at `now`: the metrics are frozen as
-    /// [`Viewer::stats`] gives them then.
+    /// The peer leaves at `now`: the metrics and the stall log are frozen
+    /// as [`Viewer::stats`] and [`Viewer::stall_log`] give them then.
     pub fn leave(&mut self, now: Instant, ep: &Endpoint, swarm: SwarmHandle) {
-        self.frozen = Some(self.stats(now, ep, swarm));
+        let settled = self.settled(now, ep, swarm);
+        self.frozen = Some(settled.unwrap_or_default());
     }
 
     /// The frozen metrics, once the peer left.
     pub fn frozen(&self) -> Option<PlaybackStats> {
-        self.frozen
+        self.frozen.as_ref().map(|(s, _)| *s)
+    }
+
+    /// The frozen stall log, once the peer left.
+    pub fn frozen_stall_log(&self) -> Option<&StallLog> {
+        self.frozen.as_ref().map(|(_, log)| log)
     }
 }

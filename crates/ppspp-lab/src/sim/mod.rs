@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use ppspp_core::chunk::ChunkSizeError;
 use ppspp_core::merkle::MerkleError;
-use ppspp_core::play::PlaybackStats;
+use ppspp_core::play::{PlaybackStats, StallSpan};
 use ppspp_core::proto::DropCounts;
 use ppspp_core::time::Instant;
 use ppspp_core::wire::MessageTally;
@@ -131,6 +131,8 @@ pub struct PeerResult {
     pub chunks_rejected: u64,
     /// What its viewer experienced, when it had a player.
     pub playback: Option<PlaybackStats>,
+    /// Its viewer's stalls one by one (empty without a player).
+    pub stalls: Vec<StallSpan>,
     /// The messages it sent, by type.
     pub messages_sent: MessageTally,
     /// The datagrams it dropped, by why.
@@ -530,6 +532,12 @@ impl Simulation {
                     bytes_up: stats.payload_bytes_sent,
                     chunks_rejected: stats.chunks_rejected,
                     playback: p.viewer.as_ref().and_then(|v| v.frozen()),
+                    stalls: p
+                        .viewer
+                        .as_ref()
+                        .and_then(|v| v.frozen_stall_log())
+                        .map(|log| log.spans().to_vec())
+                        .unwrap_or_default(),
                     messages_sent: p.sent,
                     datagrams_dropped: p.dropped.clone(),
                 }
