@@ -34,7 +34,7 @@
 //! - a peer with every chunk (a seeder; [`PickView::peer_counted`] false)
 //!   is asked as std-vod asks: the high set in order, then the mid and
 //!   low sets rarest-first. Over the VoD family (3 seeds) this took the
-//!   stall time per viewer from 1.3–3.2× std-vod's down to 0.9–1.7×
+//!   stall time per viewer from 1.0–3.6× std-vod's down to 0.9–1.7×
 //!   (E1 96: 43.9 to 21.7 s), at the price of stalling more often than
 //!   before in flash crowds (E1 96: 1.39 to 1.66; still fewer than
 //!   std-vod's 2.39);

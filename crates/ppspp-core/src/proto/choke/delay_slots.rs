@@ -34,7 +34,9 @@
 //! few steps); below half the target, with every slot in use and a peer
 //! waiting, it grows by one (additive increase, as TCP probes). Never
 //! more than the configured slots, never fewer than one. With no slot
-//! limit configured (0) nobody is choked, as with the rotation.
+//! limit configured (0) nobody is choked, as with the rotation. One slot
+//! count per endpoint: our uplink is one for all our swarms (the count
+//! steps on whichever swarm's rechoke comes first in a step).
 
 use std::time::Duration;
 
