@@ -135,16 +135,6 @@ impl Viewer {
             .map_or_else(PlaybackStats::default, |(s, _)| s)
     }
 
-    /// Each stall up to `now`, as [`Viewer::stats`] counts them.
-    pub fn stall_log(&self, now: Instant, ep: &Endpoint, swarm: SwarmHandle) -> StallLog {
-        if let Some((_, log)) = &self.frozen {
-            return log.clone();
-        }
-        self.settled(now, ep, swarm)
-            .map(|(_, log)| log)
-            .unwrap_or_default()
-    }
-
     /// The metrics and the stall log at `now` of a copy of the player
     /// moved there (and played out, the download complete); `None` when
     /// the endpoint has no such swarm.
@@ -168,8 +158,8 @@ impl Viewer {
         Some((player.stats(now, have), player.stall_log().clone()))
     }
 
-    /// The peer leaves at `now`: the metrics and the stall log are frozen
-    /// as [`Viewer::stats`] and [`Viewer::stall_log`] give them then.
+    /// The peer leaves at `now`: the metrics are frozen as
+    /// [`Viewer::stats`] gives them then, with the stalls behind them.
     pub fn leave(&mut self, now: Instant, ep: &Endpoint, swarm: SwarmHandle) {
         let settled = self.settled(now, ep, swarm);
         self.frozen = Some(settled.unwrap_or_default());

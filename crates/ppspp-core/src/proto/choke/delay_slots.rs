@@ -27,12 +27,12 @@
 //! time 210 s per viewer); the median did half the job (123 ms, 89 s);
 //! the largest did it (96 ms, 74 s per viewer, linear's 74.5 s; these
 //! three with the slots shrinking above 1× the target, see [`SHRINK_AT`]
-//! for the 2× chosen since). Its
-//! risk, one peer's congested downlink read as ours, costs a slot. Above
-//! twice the LEDBAT target ([`SHRINK_AT`]) the slot count shrinks by a quarter
-//! (multiplicative decrease: a standing queue of several targets goes in a
-//! few steps); below half the target, with every slot in use and a peer
-//! waiting, it grows by one (additive increase, as TCP probes). Never
+//! for the 2× chosen since). Its risk, one peer's congested downlink read
+//! as ours, costs a slot. Above twice the LEDBAT target ([`SHRINK_AT`])
+//! the slot count shrinks by a quarter (multiplicative decrease: a
+//! standing queue of several targets goes in a few steps); below half the
+//! target, with every slot in use and a peer waiting, it grows by one
+//! (additive increase, as TCP probes). Never
 //! more than the configured slots, never fewer than one. With no slot
 //! limit configured (0) nobody is choked, as with the rotation. One slot
 //! count per endpoint: our uplink is one for all our swarms (the count
@@ -174,7 +174,7 @@ mod tests {
     }
 
     #[test]
-    fn a_queue_over_the_target_takes_a_quarter_of_the_slots() {
+    fn a_queue_over_twice_the_target_takes_a_quarter_of_the_slots() {
         assert_eq!(next_slots(12, 12, &up(Some(300), 12, 5)), 9);
         assert_eq!(next_slots(9, 12, &up(Some(201), 9, 0)), 6);
         assert_eq!(next_slots(2, 12, &up(Some(500), 2, 0)), 1);
