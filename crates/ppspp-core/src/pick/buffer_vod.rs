@@ -38,10 +38,13 @@
 //!   (E1 96: 43.9 to 21.7 s), at the price of stalling more often than
 //!   before in flash crowds (E1 96: 1.39 to 1.66; still fewer than
 //!   std-vod's 2.39);
-//! - while the buffer — the run of chunks held from the playhead — is
+//! - once the buffer — the run of chunks held from the playhead — is
 //!   less than half the high set ([`LOW_BUFFER`]), every other peer too is
 //!   asked for the high set first, in order, late requests of other
-//!   peers first (std-vod with swift-vod's re-requests);
+//!   peers first (std-vod with swift-vod's re-requests), until the buffer
+//!   is back to three quarters of the high set ([`CALM_BUFFER`]): the
+//!   gap between the two keeps a stalled player, which resumes only with
+//!   a whole rebuffer, from going back to the few fast peers halfway;
 //! - otherwise swift-vod's plan (fast peers on the high set, the others on
 //!   the mid and low sets).
 
@@ -67,11 +70,30 @@ use crate::time::Instant;
 /// 1.31 / 45.3 s, 1 and 2 gave 2.77 / 21.0 s and 2.73 / 20.8 s.
 pub const LOW_BUFFER: f64 = 0.5;
 
+/// The buffer, as a share of the high set, from which a viewer put on the
+/// urgent data by [`LOW_BUFFER`] goes back to swift-vod's plan (chosen).
+/// Without the gap, a player stalled with E1's 5 s rebuffer (a high set)
+/// went back to the fast peers alone at half of it, and waited on them
+/// for the rest. Scanned on six scenarios of the VoD family (seed 1;
+/// stalls / stall s per viewer at 0.5 → 0.75 → 1): e1-96 1.51 / 20.8 →
+/// 1.75 / 19.1 → 2.22 / 16.5; flash-2x 2.57 / 26.8 → 2.66 / 24.7 → 3.14 /
+/// 25.9; e1-32 0.78 / 9.6 → 0.84 / 7.8 → 0.91 / 7.0; loss-bursty 1.42 /
+/// 15.6 → 1.39 / 13.0 → 1.39 / 11.9; seek 1.50 / 17.8 → 1.41 / 14.4 →
+/// 1.52 / 13.3; bitrate-3x (3 seeds at 0.5: 1.98 / 25.5) → 2.09 / 21.8 →
+/// 2.30 / 21.9. Stall time falls with the gap everywhere; at a whole high
+/// set the flash crowds stall more often (as with [`LOW_BUFFER`] at 1),
+/// three quarters costs less. The whole family at 0.75, five seeds, is in
+/// issue 23's note.
+pub const CALM_BUFFER: f64 = 0.75;
+
 /// swift-vod while the buffer is healthy, std-vod with re-requests while
 /// it is low (see the module documentation).
 #[derive(Debug)]
 pub struct BufferVod {
     swift: SwiftVod,
+    /// Whether the buffer went under [`LOW_BUFFER`] and has not been back
+    /// to [`CALM_BUFFER`] since.
+    urgent: bool,
 }
 
 impl BufferVod {
@@ -84,6 +106,7 @@ impl BufferVod {
     pub fn sized(rate: MediaRate, windows: VodWindows) -> Self {
         BufferVod {
             swift: SwiftVod::sized(rate, windows),
+            urgent: false,
         }
     }
 
@@ -91,6 +114,7 @@ impl BufferVod {
     pub fn with_windows(rate: MediaRate, high: u64, mid: u64) -> Self {
         BufferVod {
             swift: SwiftVod::with_windows(rate, high, mid),
+            urgent: false,
         }
     }
 
@@ -109,9 +133,25 @@ impl BufferVod {
     /// Whether the buffer holds less than [`LOW_BUFFER`] of the high set:
     /// a stall is near, or the player stalls.
     pub fn low(&self, view: &PickView<'_>) -> bool {
+        Self::buffered(view).is_some_and(|b| b < self.share_of_high(LOW_BUFFER))
+    }
+
+    /// Whether every peer is to be asked for the urgent data now: from a
+    /// [`low`](Self::low) buffer until it holds [`CALM_BUFFER`] of the
+    /// high set again, or nothing plays.
+    pub fn urgent(&mut self, view: &PickView<'_>) -> bool {
+        if self.low(view) {
+            self.urgent = true;
+        } else if Self::buffered(view).is_none_or(|b| b >= self.share_of_high(CALM_BUFFER)) {
+            self.urgent = false;
+        }
+        self.urgent
+    }
+
+    /// `share` of the high set, in chunks (at least one).
+    fn share_of_high(&self, share: f64) -> u64 {
         let (high, _) = self.swift.windows();
-        let low = (high as f64 * LOW_BUFFER).ceil() as u64;
-        Self::buffered(view).is_some_and(|b| b < low.max(1))
+        ((high as f64 * share).ceil() as u64).max(1)
     }
 }
 
@@ -139,7 +179,7 @@ impl Picker for BufferVod {
             // A peer with every chunk: the source of the flash crowd's
             // front, asked as std-vod asks it (see the module notes).
             Plan::STANDARD
-        } else if self.low(view) {
+        } else if self.urgent(view) {
             URGENT
         } else {
             self.swift.plan(view)

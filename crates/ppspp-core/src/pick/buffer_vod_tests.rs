@@ -116,3 +116,34 @@ fn a_peer_with_every_chunk_is_asked_as_std_vod_asks_whatever_the_buffer() {
     let swift = s.pick_with(&mut swift_vod(), 20, 1);
     assert_eq!(ours, swift);
 }
+
+#[test]
+fn a_viewer_stays_on_the_urgent_data_until_the_buffer_is_calm_again() {
+    // High set 10: low under 5 chunks held, calm again from 8 (0.75).
+    let mut s = sets();
+    let mut ours = picker();
+    s.have.set(r(100, 104));
+    assert!(
+        !ours.urgent(&s.view()),
+        "5 held, never low: swift-vod's plan"
+    );
+    s.playhead = Some(101);
+    assert!(ours.urgent(&s.view()), "4 held: low");
+    s.have.set(r(105, 107));
+    assert!(ours.urgent(&s.view()), "7 held: still urgent");
+    let picked = s.pick_with(&mut ours, 2, 1);
+    assert_eq!(
+        picked,
+        [(108, 109)],
+        "the high set, in order, from a slow peer"
+    );
+    s.have.set(r(108, 108));
+    assert!(!ours.urgent(&s.view()), "8 held: calm");
+    let picked = s.pick_with(&mut ours, 8, 1);
+    let swift = s.pick_with(&mut swift_vod(), 8, 1);
+    assert_eq!(picked, swift, "back to swift-vod's plan");
+    s.playhead = Some(103);
+    assert!(!ours.urgent(&s.view()), "6 held after calm: not low yet");
+    s.playhead = None;
+    assert!(!ours.urgent(&s.view()), "nothing plays");
+}
