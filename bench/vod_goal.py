@@ -72,7 +72,7 @@ def main():
     print(
         "| scenario | seeds | candidate stalls / stall s / startup s "
         "| best stalls | best stall s | best startup s "
-        "| stalls over | stall s over | startup over |"
+        "| stalls over | stall s over | startup over best + slack |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
     met = 0
