@@ -140,10 +140,11 @@ impl BufferVod {
     /// [`low`](Self::low) buffer until it holds [`CALM_BUFFER`] of the
     /// high set again, or nothing plays.
     pub fn urgent(&mut self, view: &PickView<'_>) -> bool {
-        if self.low(view) {
-            self.urgent = true;
-        } else if Self::buffered(view).is_none_or(|b| b >= self.share_of_high(CALM_BUFFER)) {
-            self.urgent = false;
+        match Self::buffered(view) {
+            None => self.urgent = false,
+            Some(b) if b < self.share_of_high(LOW_BUFFER) => self.urgent = true,
+            Some(b) if b >= self.share_of_high(CALM_BUFFER) => self.urgent = false,
+            Some(_) => {}
         }
         self.urgent
     }
