@@ -130,15 +130,10 @@ impl BufferVod {
         Some(gap.saturating_sub(playhead.0))
     }
 
-    /// Whether the buffer holds less than [`LOW_BUFFER`] of the high set:
-    /// a stall is near, or the player stalls.
-    pub fn low(&self, view: &PickView<'_>) -> bool {
-        Self::buffered(view).is_some_and(|b| b < self.share_of_high(LOW_BUFFER))
-    }
-
-    /// Whether every peer is to be asked for the urgent data now: from a
-    /// [`low`](Self::low) buffer until it holds [`CALM_BUFFER`] of the
-    /// high set again, or nothing plays.
+    /// Whether every peer is to be asked for the urgent data now: from
+    /// when the buffer holds less than [`LOW_BUFFER`] of the high set (a
+    /// stall is near, or the player stalls) until it holds [`CALM_BUFFER`]
+    /// of it again, or nothing plays.
     pub fn urgent(&mut self, view: &PickView<'_>) -> bool {
         match Self::buffered(view) {
             None => self.urgent = false,
