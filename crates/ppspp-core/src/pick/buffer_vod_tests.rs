@@ -97,16 +97,38 @@ fn a_prebuffering_player_is_served_as_swift_vod_serves_it() {
 }
 
 #[test]
-fn a_peer_with_every_chunk_is_asked_as_std_vod_asks_whatever_the_buffer() {
+fn a_peer_with_every_chunk_is_asked_for_the_high_set_first_whatever_the_buffer() {
     let mut s = sets();
     s.peer_counted = false;
     s.have.set(r(100, 104));
+    // 108 has one holder fewer than the rest of the back half (105..=109).
+    s.availability.remove(r(108, 108));
     for seed in 1..4 {
         let ours = s.pick_with(&mut picker(), 8, seed);
-        let std = s.pick_with(&mut StdVod::with_windows(10, 20), 8, seed);
-        assert_eq!(ours, std);
-        assert_eq!(ours.first(), Some(&(105, 109)), "the high set first");
+        // The front half of the high set (100..=104) in order — held
+        // already — then its back half rarest-first (the rarest chunk
+        // first, its run extending rightwards), then the mid set.
+        assert_eq!(ours.first().map(|r| r.0), Some(108), "{ours:?}");
+        let high: Vec<u64> = ours
+            .iter()
+            .flat_map(|&(a, b)| a..=b)
+            .filter(|&c| c < 110)
+            .collect();
+        let mut sorted = high.clone();
+        sorted.sort_unstable();
+        assert_eq!(
+            sorted,
+            [105, 106, 107, 108, 109],
+            "the whole high set: {ours:?}"
+        );
+        assert_eq!(chunks(&ours), 8, "then the mid set: {ours:?}");
     }
+    // The front half goes in order, as std-vod asks.
+    s.have = crate::binmap::Binmap::new();
+    let ours = s.pick_with(&mut picker(), 5, 1);
+    let std = s.pick_with(&mut StdVod::with_windows(10, 20), 5, 1);
+    assert_eq!(ours, std);
+    assert_eq!(ours, [(100, 104)]);
     // swift-vod asks the same slow peer for the mid set only.
     let swift = s.pick_with(&mut swift_vod(), 8, 1);
     assert!(swift.iter().all(|&(a, _)| a >= 110), "{swift:?}");

@@ -86,6 +86,10 @@ pub struct Plan {
     pub late_first: bool,
     /// At most this many chunks from the high set first.
     pub high_first: u64,
+    /// How many chunks at the front of the high set are taken in order;
+    /// the rest of the high set is taken rarest-first (still before the
+    /// mid set). `u64::MAX`: the whole high set in order.
+    pub high_in_order: u64,
     /// Whether a pick that found high-set chunks goes on to the mid and
     /// low sets with the rest of its budget.
     pub fill: bool,
@@ -104,6 +108,7 @@ impl Plan {
     pub const STANDARD: Plan = Plan {
         late_first: false,
         high_first: u64::MAX,
+        high_in_order: u64::MAX,
         fill: true,
         beyond_high: true,
         high_last: false,
@@ -151,15 +156,23 @@ impl StdVod {
             }
         }
         if let Some(h) = high.filter(|_| plan.high_first > 0 && budget > 0) {
-            budget -= fresh.take_runs(h.first().0, h.last().0, budget.min(plan.high_first), out);
+            let cap = budget.min(plan.high_first);
+            let (ordered, rest) = split_high(h, plan.high_in_order);
+            let mut took =
+                ordered.map_or(0, |o| fresh.take_runs(o.first().0, o.last().0, cap, out));
+            if let Some(r) = rest.filter(|_| took < cap) {
+                self.mark_picked(&out[first..]);
+                took += self
+                    .window
+                    .take(view, r, cap - took, &mut self.picked, rng, out);
+            }
+            budget -= took;
         }
         if !plan.beyond_high || (!plan.fill && out.len() > first) {
+            clear(&mut self.picked);
             return;
         }
-        clear(&mut self.picked);
-        for &range in &out[first..] {
-            self.picked.set(range);
-        }
+        self.mark_picked(&out[first..]);
         if let Some(m) = mid.filter(|_| budget > 0) {
             budget -= self
                 .window
@@ -199,6 +212,32 @@ impl Picker for StdVod {
     ) {
         self.pick_with(view, max_chunks, rng, out, Plan::STANDARD);
     }
+}
+
+impl StdVod {
+    /// `picked` holds exactly `ranges`.
+    fn mark_picked(&mut self, ranges: &[ChunkRange]) {
+        clear(&mut self.picked);
+        for &range in ranges {
+            self.picked.set(range);
+        }
+    }
+}
+
+/// The high set `h` cut after its first `in_order` chunks: the part taken
+/// in order and the part taken rarest-first, either possibly empty.
+fn split_high(h: ChunkRange, in_order: u64) -> (Option<ChunkRange>, Option<ChunkRange>) {
+    if in_order == 0 {
+        return (None, Some(h));
+    }
+    let cut = h.first().0.saturating_add(in_order - 1);
+    if cut >= h.last().0 {
+        return (Some(h), None);
+    }
+    (
+        ChunkRange::new(h.first().0, cut),
+        ChunkRange::new(cut + 1, h.last().0),
+    )
 }
 
 /// The `len` chunks from `first`, cut at `end`; `None` when empty.

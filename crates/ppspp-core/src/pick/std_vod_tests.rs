@@ -179,3 +179,47 @@ fn windows_can_be_set_in_media_time() {
     let swift = crate::pick::SwiftVod::sized(MediaRate::default(), windows);
     assert_eq!(swift.windows(), (611, 2442));
 }
+
+fn pick_planned(s: &Sets, picker: &mut StdVod, max: u64, plan: Plan) -> Vec<(u64, u64)> {
+    let mut rng = Xoshiro256PlusPlus::seed_from_u64(1);
+    let mut out = Vec::new();
+    picker.pick_with(&s.view(), max, &mut rng, &mut out, plan);
+    out.iter().map(|r| (r.first().0, r.last().0)).collect()
+}
+
+#[test]
+fn a_plan_may_take_the_back_of_the_high_set_rarest_first() {
+    let mut s = sets();
+    // 107 has one holder fewer than the rest of the high set.
+    s.availability.remove(r(107, 107));
+    let plan = Plan {
+        high_in_order: 4,
+        ..Plan::STANDARD
+    };
+    let mut picker = StdVod::with_windows(10, 20);
+    // The front four in order, then the rarest of the back six.
+    assert_eq!(
+        pick_planned(&s, &mut picker, 5, plan),
+        [(100, 103), (107, 107)]
+    );
+    // The whole high set before the mid set, each chunk once.
+    let picked = pick_planned(&s, &mut picker, 10, plan);
+    let mut chunks: Vec<u64> = picked.iter().flat_map(|&(a, b)| a..=b).collect();
+    chunks.sort_unstable();
+    assert_eq!(chunks, (100..=109).collect::<Vec<_>>(), "{picked:?}");
+    // In order from the front: none of the back first.
+    let none_in_order = Plan {
+        high_in_order: 0,
+        ..Plan::STANDARD
+    };
+    assert_eq!(
+        pick_planned(&s, &mut picker, 1, none_in_order),
+        [(107, 107)]
+    );
+    // A front longer than the high set is the standard walk.
+    let all = Plan {
+        high_in_order: 50,
+        ..Plan::STANDARD
+    };
+    assert_eq!(pick_planned(&s, &mut picker, 5, all), pick(&s, 5));
+}

@@ -108,6 +108,7 @@ impl SwiftVod {
             Plan {
                 late_first: false,
                 high_first: self.urgent_request_size(view),
+                high_in_order: u64::MAX,
                 fill: false,
                 beyond_high: false,
                 high_last: false,
@@ -117,6 +118,7 @@ impl SwiftVod {
             Plan {
                 late_first: false,
                 high_first: self.urgent_request_size(view),
+                high_in_order: u64::MAX,
                 fill: false,
                 beyond_high: true,
                 high_last: false,
@@ -126,6 +128,7 @@ impl SwiftVod {
             Plan {
                 late_first: true,
                 high_first: 0,
+                high_in_order: u64::MAX,
                 fill: true,
                 beyond_high: true,
                 high_last: true,
