@@ -8,6 +8,7 @@
 //! - [`binmap`]: sets of chunks as collapsed bin trees, for HAVE bookkeeping (RFC 7574 §4);
 //! - [`hash`]: the Merkle hash functions and hash values (RFC 7574 §7.6);
 //! - [`merkle`]: Merkle hash trees, building and incremental verification (RFC 7574 §5);
+//! - [`live`]: live swarms: signing keys, signed munros, the discard window (RFC 7574 §6.1);
 //! - [`wire`]: the datagram and message codec (RFC 7574 §7–§8);
 //! - [`time`]: the [`time::Instant`] drivers hand in;
 //! - [`cc`]: congestion control behind a trait (LEDBAT, RFC 6817);
@@ -23,6 +24,7 @@ pub mod binmap;
 pub mod cc;
 pub mod chunk;
 pub mod hash;
+pub mod live;
 pub mod merkle;
 pub mod pick;
 pub mod play;

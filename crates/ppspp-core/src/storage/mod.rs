@@ -2,7 +2,8 @@
 //!
 //! The core only ever writes chunks that have verified against the Merkle
 //! tree (RFC 7574 §5.2), and reads chunks it has verified to serve them.
-//! Implementations: an in-memory store for tests ([`MemoryStorage`]); the
+//! Implementations: an in-memory store for tests ([`MemoryStorage`]); a
+//! ring of the newest chunks of a live stream ([`LiveRing`]); the
 //! file-backed store with crash-safe checkpoints lives in the `ppspp-store`
 //! crate; the simulator derives bytes from the chunk index.
 
@@ -13,7 +14,9 @@ use crate::binmap::Binmap;
 use crate::chunk::ChunkIndex;
 use crate::merkle::PartialTree;
 
+mod live_ring;
 mod memory;
+pub use live_ring::LiveRing;
 pub use memory::MemoryStorage;
 
 /// What a checkpoint records: enough to resume without re-downloading or

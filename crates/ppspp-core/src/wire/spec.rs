@@ -75,6 +75,16 @@ impl ChunkSpec {
         })
     }
 
+    /// The spec as written on the wire in `addressing` (what a signature
+    /// over "the on-the-wire representation" covers, RFC 7574 §6.1).
+    pub fn wire_bytes(&self, addressing: ChunkAddressing) -> Result<Vec<u8>, EncodeError> {
+        let mut buf = [0u8; 16];
+        let mut w = Writer::new(&mut buf);
+        self.encode(&mut w, addressing)?;
+        let len = w.pos();
+        Ok(buf[..len].to_vec())
+    }
+
     #[inline]
     pub(crate) fn encode(
         &self,

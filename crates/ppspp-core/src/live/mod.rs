@@ -1,0 +1,21 @@
+//! Live swarms (RFC 7574 §6.1): content that grows while it is served,
+//! signed by its injector, whose public key is the swarm id.
+//!
+//! - [`key`]: the injector's key pair and the swarm id's public key, by
+//!   DNSSEC algorithm number (§6.1, §12.1);
+//! - [`munro`]: munro sizes, signature profiles and signed munros (§6.1.2);
+//! - [`subtree`]: the hashes under one munro, and verifying chunks against it;
+//! - [`injector`]: the source: chunks in, signed munros and uncle hashes out;
+//! - [`verifier`]: a receiver: signed munros and chunks checked, within the
+//!   discard window (§6.1.3).
+
+pub mod injector;
+pub mod key;
+pub mod munro;
+pub mod subtree;
+pub mod verifier;
+
+pub use injector::{LiveInjector, LiveParams};
+pub use key::{LiveKeyError, LiveKeyPair, LivePublicKey};
+pub use munro::{MunroSize, SignatureProfile, SignedMunro};
+pub use verifier::{LiveError, LiveVerifier, MunroVerdict};
