@@ -6,15 +6,18 @@
 //! - [`munro`]: munro sizes, signature profiles and signed munros (§6.1.2);
 //! - [`subtree`]: the hashes under one munro, and verifying chunks against it;
 //! - [`injector`]: the source: chunks in, signed munros and uncle hashes out;
+//! - [`handshake`]: the handshake options of a live swarm (§7.5, §7.7, §7.9);
 //! - [`verifier`]: a receiver: signed munros and chunks checked, within the
 //!   discard window (§6.1.3).
 
+pub mod handshake;
 pub mod injector;
 pub mod key;
 pub mod munro;
 pub mod subtree;
 pub mod verifier;
 
+pub use handshake::{check_live_options, our_live_options, LiveOffer, LiveShape};
 pub use injector::{LiveInjector, LiveParams};
 pub use key::{LiveKeyError, LiveKeyPair, LivePublicKey};
 pub use munro::{MunroSize, SignatureProfile, SignedMunro};

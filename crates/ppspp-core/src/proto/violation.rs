@@ -4,7 +4,7 @@
 
 use crate::chunk::ChunkSize;
 use crate::hash::HashFunction;
-use crate::wire::{ChunkSizeOption, ContentIntegrity, PPSPP_VERSION};
+use crate::wire::{ChunkSizeOption, ContentIntegrity, LiveSignatureAlgorithm, PPSPP_VERSION};
 
 /// How a peer broke the protocol.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -33,8 +33,9 @@ pub enum IncompatibleOptions {
         /// Its maximum version.
         max: u8,
     },
-    /// A content integrity method for live content (RFC 7574 §7.5).
-    #[error("integrity method {0:?} is not for static content")]
+    /// Another content integrity method than the swarm's: a live one for
+    /// static content, or the reverse (RFC 7574 §7.5).
+    #[error("integrity method {0:?} is not the swarm's")]
     Integrity(ContentIntegrity),
     /// Another Merkle hash function than the swarm's (RFC 7574 §7.6).
     #[error("hash function {theirs} where the swarm uses {ours}")]
@@ -51,6 +52,23 @@ pub enum IncompatibleOptions {
         theirs: ChunkSizeOption,
         /// The swarm's.
         ours: ChunkSize,
+    },
+    /// Another live signature algorithm than the swarm's key's (RFC 7574
+    /// §7.7; the default is ECDSA P-256, 13).
+    #[error("live signature algorithm {theirs:?} where the swarm signs with {ours:?}")]
+    SignatureAlgorithm {
+        /// The peer's (or the default).
+        theirs: LiveSignatureAlgorithm,
+        /// The swarm's.
+        ours: LiveSignatureAlgorithm,
+    },
+    /// Another chunk size than a live swarm's (RFC 7574 §7.11).
+    #[error("chunk size {theirs:?} where the live swarm uses {ours}")]
+    LiveChunkSize {
+        /// The peer's.
+        theirs: ChunkSizeOption,
+        /// The swarm's, in bytes.
+        ours: u32,
     },
 }
 
@@ -78,7 +96,7 @@ mod tests {
         );
         assert_eq!(
             IncompatibleOptions::Integrity(ContentIntegrity::SignAll).to_string(),
-            "integrity method SignAll is not for static content"
+            "integrity method SignAll is not the swarm's"
         );
     }
 }
