@@ -1,5 +1,7 @@
 //! Live swarms (RFC 7574 §6.1): content that grows while it is served,
-//! signed by its injector, whose public key is the swarm id.
+//! signed by its injector, whose public key is the swarm id. How libswift's
+//! live mode behaves on the wire, where it departs from the RFC, and how to
+//! run it as a test peer: `docs/libswift-live.md`.
 //!
 //! - [`key`]: the injector's key pair and the swarm id's public key, by
 //!   DNSSEC algorithm number (§6.1, §12.1);
