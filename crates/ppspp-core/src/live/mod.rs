@@ -6,6 +6,7 @@
 //! - [`key`]: the injector's key pair and the swarm id's public key, by
 //!   DNSSEC algorithm number (§6.1, §12.1);
 //! - [`munro`]: munro sizes, signature profiles and signed munros (§6.1.2);
+//! - [`sign_all`]: the second method, a signature per chunk (§6.1.1);
 //! - [`subtree`]: the hashes under one munro, and verifying chunks against it;
 //! - [`injector`]: the source: chunks in, signed munros and uncle hashes out;
 //! - [`handshake`]: the handshake options of a live swarm (§7.5, §7.7, §7.9);
@@ -16,6 +17,7 @@ pub mod handshake;
 pub mod injector;
 pub mod key;
 pub mod munro;
+pub mod sign_all;
 pub mod subtree;
 pub mod verifier;
 
