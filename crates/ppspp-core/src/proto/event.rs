@@ -115,6 +115,9 @@ pub struct SwarmStats {
     pub payload_bytes_sent: u64,
     /// Peers disconnected for bad data.
     pub bad_peers: u64,
+    /// Live SIGNED_INTEGRITY messages refused: forged, without their munro
+    /// hash, of another munro size, or older than the discard window.
+    pub live_munros_refused: u64,
     /// HAVEs not recorded, from all peers (see [`PeerStats::haves_refused`]).
     pub haves_refused: u64,
     /// Checkpoints handed to the storage (a storage may still skip a

@@ -6,7 +6,48 @@ use std::sync::Arc;
 use crate::bin::Bin;
 use crate::chunk::ChunkIndex;
 use crate::hash::Hash;
+use crate::live::{LiveError, LiveInjector, LiveVerifier, SignedMunro};
 use crate::merkle::{MerkleTree, PartialTree, VerifyError};
+
+/// A live swarm's integrity (RFC 7574 §6.1.2): the injector's signed
+/// munros, or a receiver's trusted ones.
+#[derive(Debug)]
+pub enum LiveIntegrity {
+    /// The source: signs munros as chunks arrive.
+    Injector(LiveInjector),
+    /// A receiver (and relay): verifies munros and chunks.
+    Receiver(LiveVerifier),
+}
+
+impl LiveIntegrity {
+    /// An INTEGRITY received: an uncle, or a munro hash to come signed. The
+    /// injector takes none.
+    pub fn offer_hash(&mut self, bin: Bin, hash: Hash) {
+        if let LiveIntegrity::Receiver(v) = self {
+            v.offer_hash(bin, hash);
+        }
+    }
+
+    /// The signed munro covering `chunk`, to send before its DATA.
+    pub fn munro_for(&self, chunk: ChunkIndex) -> Option<&SignedMunro> {
+        match self {
+            LiveIntegrity::Injector(i) => i.munro_for(chunk),
+            LiveIntegrity::Receiver(v) => v.munro_for(chunk),
+        }
+    }
+
+    /// The uncles of `chunk` up to its munro.
+    pub fn uncles(
+        &self,
+        chunk: ChunkIndex,
+        receiver_holds: impl FnMut(Bin) -> bool,
+    ) -> Option<Vec<(Bin, Hash)>> {
+        match self {
+            LiveIntegrity::Injector(i) => i.uncles(chunk, receiver_holds),
+            LiveIntegrity::Receiver(v) => v.uncles(chunk, receiver_holds),
+        }
+    }
+}
 
 /// What a swarm knows of its hash tree.
 #[derive(Debug)]
@@ -16,6 +57,8 @@ pub enum Integrity {
     Complete(Arc<MerkleTree>),
     /// The receiver's view, verified chunk by chunk (boxed: it is large).
     Partial(Box<PartialTree>),
+    /// A live stream's munros (boxed: it is large).
+    Live(Box<LiveIntegrity>),
 }
 
 impl Integrity {
@@ -24,6 +67,8 @@ impl Integrity {
         match self {
             Integrity::Complete(t) => Some(t.chunk_count()),
             Integrity::Partial(t) => t.chunk_count(),
+            // A live stream has no end.
+            Integrity::Live(_) => None,
         }
     }
 
@@ -32,6 +77,7 @@ impl Integrity {
         match self {
             Integrity::Complete(t) => Some(t.content_len()),
             Integrity::Partial(t) => t.content_len(),
+            Integrity::Live(_) => None,
         }
     }
 
@@ -40,6 +86,9 @@ impl Integrity {
         match self {
             Integrity::Complete(t) => Some(t.peaks()),
             Integrity::Partial(t) => t.peaks(),
+            // The growing tree's peaks are never sent (libswift; the
+            // munros stand in for them).
+            Integrity::Live(_) => None,
         }
     }
 
@@ -56,6 +105,23 @@ impl Integrity {
                 (chunk.0 < t.chunk_count()).then(|| t.uncles(chunk, receiver_holds))
             }
             Integrity::Partial(t) => t.uncles(chunk, receiver_holds),
+            Integrity::Live(l) => l.uncles(chunk, receiver_holds),
+        }
+    }
+
+    /// The live integrity, for a live swarm.
+    pub fn live(&self) -> Option<&LiveIntegrity> {
+        match self {
+            Integrity::Live(l) => Some(l),
+            _ => None,
+        }
+    }
+
+    /// The live integrity, for a live swarm.
+    pub fn live_mut(&mut self) -> Option<&mut LiveIntegrity> {
+        match self {
+            Integrity::Live(l) => Some(l),
+            _ => None,
         }
     }
 
@@ -63,7 +129,7 @@ impl Integrity {
     pub fn partial_mut(&mut self) -> Option<&mut PartialTree> {
         match self {
             Integrity::Partial(t) => Some(t),
-            Integrity::Complete(_) => None,
+            Integrity::Complete(_) | Integrity::Live(_) => None,
         }
     }
 
@@ -71,7 +137,7 @@ impl Integrity {
     pub fn partial(&self) -> Option<&PartialTree> {
         match self {
             Integrity::Partial(t) => Some(t),
-            Integrity::Complete(_) => None,
+            Integrity::Complete(_) | Integrity::Live(_) => None,
         }
     }
 
@@ -91,6 +157,15 @@ impl Integrity {
                     }),
                 }
             }
+            Integrity::Live(l) => match l.as_mut() {
+                LiveIntegrity::Receiver(v) => v.verify_chunk(chunk, data).map_err(|e| match e {
+                    LiveError::MissingUncle(_, bin) => VerifyError::MissingHash(bin),
+                    LiveError::NoMunro(_) => VerifyError::UnknownSize,
+                    _ => VerifyError::BadChunk(chunk),
+                }),
+                // The injector made every chunk it has.
+                LiveIntegrity::Injector(_) => Err(VerifyError::UnknownSize),
+            },
         }
     }
 }

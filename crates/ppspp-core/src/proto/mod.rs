@@ -38,6 +38,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 pub use checkpoint::{CheckpointError, CheckpointPolicy};
 pub use choke::Choking;
 pub use config::{Compat, EndpointConfig};
+pub use endpoint::live::LivePushError;
 pub use endpoint::{Endpoint, Transmit};
 pub use event::{CloseReason, DropCounts, EndpointStats, Event, PeerStats, SwarmStats};
 pub use integrity::Integrity;

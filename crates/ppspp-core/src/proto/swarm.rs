@@ -4,12 +4,16 @@ use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+use super::channel::{check_options, our_options, Offer};
 use super::checkpoint::{CheckpointError, CheckpointPolicy};
 use super::event::{PeerStats, SwarmStats};
-use super::integrity::Integrity;
+use super::integrity::{Integrity, LiveIntegrity};
+use super::IncompatibleOptions;
 use crate::binmap::Binmap;
 use crate::chunk::{ChunkIndex, ChunkRange, ChunkSize};
 use crate::hash::{Hash, HashFunction};
+use crate::live::{check_live_options, our_live_options};
+use crate::live::{LiveInjector, LiveKeyError, LivePublicKey, LiveShape, LiveVerifier};
 use crate::merkle::{MerkleTree, PartialTree, VerifyError};
 use crate::pick::availability::Availability;
 use crate::pick::fast_peers::FastPeers;
@@ -17,11 +21,26 @@ use crate::pick::Picker;
 use crate::storage::{Snapshot, Storage};
 use crate::time::Instant;
 use crate::wire::ChannelId;
+use crate::wire::{ChunkAddressing, DiscardWindow, HandshakeOptions};
+
+/// What makes a swarm live (RFC 7574 §6.1): its id is the injector's
+/// public key, and its handshake says how it is signed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LiveSwarm {
+    /// The swarm id: the DNSSEC algorithm byte and public key (§12.1).
+    pub id: Vec<u8>,
+    /// Munro size, profile, algorithm, window, as the handshake says them.
+    pub shape: LiveShape,
+}
 
 /// Everything needed to start serving or fetching one piece of content.
 pub struct SwarmSetup {
-    /// The swarm id: the Merkle root.
+    /// The swarm id: the Merkle root. For a live swarm, which has none, a
+    /// SHA-1 of its id ([`LiveSwarm::id`]): a stable name, nothing
+    /// verifies against it.
     pub root: Hash,
+    /// Set for a live swarm.
+    pub live: Option<LiveSwarm>,
     /// The Merkle hash function.
     pub hash_function: HashFunction,
     /// Bytes per chunk.
@@ -76,6 +95,7 @@ impl SwarmSetup {
     ) -> Self {
         SwarmSetup {
             root: tree.root(),
+            live: None,
             hash_function: tree.hash_function(),
             chunk_size: tree.chunk_size(),
             integrity: Integrity::Complete(tree),
@@ -94,6 +114,7 @@ impl SwarmSetup {
     ) -> Self {
         SwarmSetup {
             root: tree.root(),
+            live: None,
             hash_function: tree.hash_function(),
             chunk_size: tree.chunk_size(),
             integrity: Integrity::Partial(Box::new(tree)),
@@ -104,9 +125,76 @@ impl SwarmSetup {
     }
 }
 
+impl SwarmSetup {
+    /// Inject a live stream: `injector` signs it, chunks of `chunk_size`
+    /// are stored in `storage` (a [`crate::storage::LiveRing`] of the
+    /// window) as the driver pushes them.
+    pub fn live_source(
+        injector: LiveInjector,
+        shape: LiveShape,
+        chunk_size: ChunkSize,
+        storage: Box<dyn Storage>,
+        picker: Box<dyn Picker>,
+    ) -> Self {
+        let id = injector.swarm_id();
+        let integrity = Integrity::Live(Box::new(LiveIntegrity::Injector(injector)));
+        Self::live(id, shape, chunk_size, integrity, storage, picker)
+    }
+
+    /// Receive the live stream of swarm id `id` (the injector's public
+    /// key), keeping the chunks of `shape.window`; the munro size in
+    /// `shape` is learned from the first munro unless `size_known`.
+    pub fn live_receiver(
+        id: &[u8],
+        shape: LiveShape,
+        size_known: bool,
+        chunk_size: ChunkSize,
+        storage: Box<dyn Storage>,
+        picker: Box<dyn Picker>,
+    ) -> Result<Self, LiveKeyError> {
+        let key = LivePublicKey::from_swarm_id(id)?;
+        let window = match shape.window {
+            DiscardWindow::KeepAll => None,
+            DiscardWindow::Window(w) => Some(w),
+        };
+        let verifier = LiveVerifier::new(key, shape.params, size_known, window);
+        let integrity = Integrity::Live(Box::new(LiveIntegrity::Receiver(verifier)));
+        Ok(Self::live(
+            id.to_vec(),
+            shape,
+            chunk_size,
+            integrity,
+            storage,
+            picker,
+        ))
+    }
+
+    fn live(
+        id: Vec<u8>,
+        shape: LiveShape,
+        chunk_size: ChunkSize,
+        integrity: Integrity,
+        storage: Box<dyn Storage>,
+        picker: Box<dyn Picker>,
+    ) -> Self {
+        SwarmSetup {
+            root: HashFunction::Sha1.digest(&id),
+            hash_function: shape.params.hash_function,
+            live: Some(LiveSwarm { id, shape }),
+            chunk_size,
+            integrity,
+            have: Binmap::new(),
+            storage,
+            picker,
+        }
+    }
+}
+
 /// A swarm's shared state inside an endpoint.
 pub(crate) struct Swarm {
     pub root: Hash,
+    /// Set for a live swarm.
+    pub live: Option<LiveSwarm>,
     pub hash_function: HashFunction,
     pub chunk_size: ChunkSize,
     pub integrity: Integrity,
@@ -181,6 +269,7 @@ impl Swarm {
             .saturating_mul(setup.chunk_size.bytes_u64());
         Swarm {
             root: setup.root,
+            live: setup.live,
             hash_function: setup.hash_function,
             chunk_size: setup.chunk_size,
             integrity: setup.integrity,
@@ -212,6 +301,50 @@ impl Swarm {
             fast: FastPeers::default(),
             fast_count: 0,
             player_waiting: false,
+        }
+    }
+
+    /// The swarm id peers name in their HANDSHAKE: the Merkle root, or a
+    /// live swarm's public key.
+    pub fn id(&self) -> &[u8] {
+        match &self.live {
+            Some(l) => &l.id,
+            None => self.root.as_bytes(),
+        }
+    }
+
+    /// The options of a HANDSHAKE we send in this swarm: static or live
+    /// (RFC 7574 §7); `with_id` when we initiate.
+    pub fn handshake_options(
+        &self,
+        addressing: ChunkAddressing,
+        extended: bool,
+        with_id: bool,
+    ) -> HandshakeOptions<'_> {
+        match &self.live {
+            Some(l) => our_live_options(with_id.then_some(&l.id[..]), &l.shape, addressing),
+            None => our_options(
+                self.root.as_bytes(),
+                self.hash_function,
+                self.chunk_size,
+                addressing,
+                extended,
+                with_id,
+            ),
+        }
+    }
+
+    /// Checks a peer's HANDSHAKE options against this swarm.
+    pub fn check_handshake(
+        &self,
+        opts: &HandshakeOptions<'_>,
+    ) -> Result<Offer, IncompatibleOptions> {
+        match &self.live {
+            Some(l) => check_live_options(opts, &l.shape).map(|o| Offer {
+                addressing: o.addressing,
+                extended: false,
+            }),
+            None => check_options(opts, self.hash_function, self.chunk_size),
         }
     }
 

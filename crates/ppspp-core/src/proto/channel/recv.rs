@@ -78,10 +78,26 @@ impl Channel {
                 Message::Ack { spec, delay } => self.on_ack(swarm, ctx, &mut out, spec, delay),
                 Message::Integrity { spec, hash } => {
                     if let Some(bin) = self.bin_of(swarm, spec) {
-                        if hashes.len() < MAX_HASHES_PER_DATAGRAM {
+                        if let Some(live) = swarm.integrity.live_mut() {
+                            // In message order: a munro hash must be the
+                            // last one before its SIGNED_INTEGRITY.
+                            live.offer_hash(bin, hash);
+                        } else if hashes.len() < MAX_HASHES_PER_DATAGRAM {
                             hashes.push((bin, hash));
                         }
                     }
+                }
+                Message::SignedIntegrity {
+                    spec,
+                    timestamp,
+                    signature,
+                } => {
+                    let bin = self.bin_of(swarm, spec);
+                    let sc = &mut scope(&mut self.peer, &self.hs, &mut out);
+                    let taken = self
+                        .down
+                        .handle_signed(swarm, sc, bin, timestamp, signature);
+                    self.close_on(taken);
                 }
                 Message::Data {
                     spec,
@@ -115,7 +131,7 @@ impl Channel {
                     pex += 1;
                     out.found.push(SocketAddr::V6(a));
                 }
-                // Live streaming and certificate PEX are not spoken here.
+                // Certificate PEX is not spoken here.
                 _ => {}
             }
             if self.close.is_some() {
@@ -173,7 +189,7 @@ impl Channel {
         if self.hs.state() != State::Initiating {
             return; // A duplicate answer.
         }
-        match super::check_options(options, swarm.hash_function, swarm.chunk_size) {
+        match swarm.check_handshake(options) {
             Ok(offer) => {
                 self.remote = source;
                 self.hs.handle_answer(options, &offer);
@@ -196,6 +212,7 @@ impl Channel {
         let backed = match &swarm.integrity {
             Integrity::Partial(t) => t.height_proven(),
             Integrity::Complete(_) => true,
+            Integrity::Live(_) => false,
         };
         match swarm.chunk_count() {
             Some(_) if backed => swarm.clamp(range),

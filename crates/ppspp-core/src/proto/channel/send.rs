@@ -78,14 +78,7 @@ impl Channel {
         buf: &'b mut [u8],
     ) -> Option<DatagramWriter<'b>> {
         let extended = self.hs.poll_initiate(ctx.now, ctx.config)?;
-        let options = super::our_options(
-            swarm.root.as_bytes(),
-            swarm.hash_function,
-            swarm.chunk_size,
-            self.hs.params().addressing,
-            extended,
-            true,
-        );
+        let options = swarm.handshake_options(self.hs.params().addressing, extended, true);
         let mut w = DatagramWriter::new(buf, ChannelId::ZERO, SwarmParams::default()).ok()?;
         w.push(&Message::Handshake {
             source: self.local,
@@ -108,14 +101,8 @@ impl Channel {
         // Due once, whether or not it fits (`Handshake::poll_answer`).
         let budget = self.hs.poll_answer()?;
         let limit = budget.min(buf.len());
-        let options = super::our_options(
-            swarm.root.as_bytes(),
-            swarm.hash_function,
-            swarm.chunk_size,
-            self.hs.params().addressing,
-            self.hs.extended(),
-            false,
-        );
+        let options =
+            swarm.handshake_options(self.hs.params().addressing, self.hs.extended(), false);
         let mut w = DatagramWriter::new(&mut buf[..limit], self.remote, self.hs.params()).ok()?;
         w.push(&Message::Handshake {
             source: self.local,

@@ -4,7 +4,7 @@
 use std::net::SocketAddr;
 
 use super::{Endpoint, MAX_PENDING_REFUSALS};
-use crate::proto::channel::{check_options, Channel, Opening, State};
+use crate::proto::channel::{Channel, Opening, State};
 use crate::proto::event::{CloseReason, DropReason};
 use crate::proto::SwarmHandle;
 use crate::time::Instant;
@@ -49,7 +49,7 @@ impl Endpoint {
         let Some(swarm) = self.swarm(handle) else {
             return;
         };
-        let offer = check_options(&options, swarm.hash_function, swarm.chunk_size);
+        let offer = swarm.check_handshake(&options);
         let (open, half_open) = self.count_channels(handle);
         let shut = swarm.closing || swarm.banned.contains(&from);
         let full = open >= self.config.max_peers_per_swarm;

@@ -32,6 +32,7 @@ mod admission;
 mod aftermath;
 mod connect;
 mod limits;
+pub mod live;
 mod progress;
 mod queries;
 mod reap;

@@ -15,10 +15,11 @@ pub(crate) struct Swarms {
 }
 
 impl Swarms {
-    /// Adds `swarm` under its swarm id (the root hash); `None` if a swarm
+    /// Adds `swarm` under its swarm id (the root hash, or a live swarm's
+    /// public key); `None` if a swarm
     /// with that id is there already.
     pub fn insert(&mut self, swarm: Swarm) -> Option<SwarmHandle> {
-        let id = swarm.root.as_bytes().to_vec();
+        let id = swarm.id().to_vec();
         if self.by_id.contains_key(&id) {
             return None;
         }

@@ -10,11 +10,11 @@ use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::hash::Hash;
 use crate::merkle::{chunk_count_from_peaks, VerifyError};
 use crate::proto::event::{CloseReason, Event};
-use crate::proto::integrity::Integrity;
+use crate::proto::integrity::{Integrity, LiveIntegrity};
 use crate::proto::swarm::Swarm;
 use crate::proto::{Ctx, StorageFailure, StorageOp};
 use crate::time::Instant;
-use crate::wire::{ChunkSpec, Timestamp};
+use crate::wire::{ChunkSpec, NtpTimestamp, Timestamp};
 
 /// A DATA message as received: its chunks, the sender's timestamp, and the
 /// payload.
@@ -249,6 +249,42 @@ impl Download {
                 Ok(())
             }
             Err(_) => Err(self.reject(swarm, sc)),
+        }
+    }
+
+    /// A SIGNED_INTEGRITY of a live swarm (RFC 7574 §6.1.2): the munro
+    /// `bin` is trusted if its hash came just before and the signature
+    /// verifies against the swarm id. A forged signature drops the peer
+    /// as bad data does; a munro without its hash, or outside our window,
+    /// is counted and ignored (a race, or an old munro fed again).
+    pub fn handle_signed(
+        &mut self,
+        swarm: &mut Swarm,
+        sc: &mut Scope<'_>,
+        bin: Option<Bin>,
+        timestamp: NtpTimestamp,
+        signature: &[u8],
+    ) -> Result<(), CloseReason> {
+        let Some(LiveIntegrity::Receiver(v)) = swarm.integrity.live_mut() else {
+            return Ok(());
+        };
+        let Some(bin) = bin else {
+            swarm.stats.live_munros_refused += 1;
+            return Ok(());
+        };
+        match v.offer_signed(bin, timestamp, signature) {
+            // Chunks that leave the window stay in `have` for now: cleared,
+            // the picker would ask for them again. The verifier drops their
+            // munros, so they are no longer served.
+            Ok(_) => Ok(()),
+            Err(e) if e.is_forgery() => {
+                swarm.stats.live_munros_refused += 1;
+                Err(self.reject(swarm, sc))
+            }
+            Err(_) => {
+                swarm.stats.live_munros_refused += 1;
+                Ok(())
+            }
         }
     }
 

@@ -10,6 +10,7 @@ use crate::bin::Bin;
 use crate::binmap::Binmap;
 use crate::chunk::ChunkIndex;
 use crate::hash::Hash;
+use crate::live::SignedMunro;
 use crate::proto::event::Event;
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
@@ -74,12 +75,18 @@ impl Upload {
             && w.is_empty()
             && ctx.config.integrity_ahead
             && !matches!(ctx.config.compat, crate::proto::Compat::Libswift)
+            && swarm.live.is_none()
             && self.poll_hashes_ahead(swarm, sc, remote_has, w, chunk)
         {
             return; // This datagram carries the hashes; the DATA follow.
         }
+        let munro = live_munro(swarm, remote_has, chunk);
         let spec_len = sc.spec_len();
-        let needed = hashes.len() * (spec_len + sc.params.hash_len()) + spec_len + 8 + cs;
+        let munro_len = munro.as_ref().map_or(0, |m| {
+            2 * spec_len + sc.params.hash_len() + 8 + m.signature.len()
+        });
+        let needed =
+            munro_len + hashes.len() * (spec_len + sc.params.hash_len()) + spec_len + 8 + cs;
         let start = w.len();
         let limit = ctx
             .config
@@ -95,6 +102,25 @@ impl Upload {
             }
         }
         w.set_limit(limit);
+        if let Some(m) = &munro {
+            // RFC 7574 §6.1.2.3: the munro hash, then its signature, then
+            // the uncles up to it (libswift needs the two adjacent).
+            let Some(s) = sc.spec_for_bin(swarm, m.bin) else {
+                return;
+            };
+            let signed = Message::SignedIntegrity {
+                spec: s,
+                timestamp: m.timestamp,
+                signature: &m.signature,
+            };
+            let integrity = Message::Integrity {
+                spec: s,
+                hash: m.hash,
+            };
+            if w.push(&integrity).is_err() || w.push(&signed).is_err() {
+                return;
+            }
+        }
         for (bin, hash) in &hashes {
             let Some(s) = sc.spec_for_bin(swarm, *bin) else {
                 return;
@@ -240,7 +266,7 @@ impl Upload {
             left.is_some_and(|c| b.contains_chunk(c)) || right.is_some_and(|c| b.contains_chunk(c))
         };
         let uncles = swarm.integrity.uncles(chunk, holds)?;
-        if remote_has.is_empty() {
+        if remote_has.is_empty() && swarm.live.is_none() {
             let mut all = swarm.integrity.peaks()?;
             all.extend(uncles);
             Some(all)
@@ -248,4 +274,15 @@ impl Upload {
             Some(uncles)
         }
     }
+}
+
+/// The signed munro to send before the DATA of `chunk` in a live swarm:
+/// until the peer holds a chunk under it (RFC 7574 §6.1.2.3).
+fn live_munro(swarm: &Swarm, remote_has: &Binmap, chunk: ChunkIndex) -> Option<SignedMunro> {
+    let m = swarm.integrity.live()?.munro_for(chunk)?;
+    let range = m.bin.chunks()?;
+    let holds = remote_has
+        .first_filled_from(range.first())
+        .is_some_and(|c| c <= range.last());
+    (!holds).then(|| m.clone())
 }
