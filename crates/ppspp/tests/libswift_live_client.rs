@@ -14,12 +14,10 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use common::{libswift, Proc};
 use ppspp_core::chunk::ChunkRange;
-use ppspp_core::live::{
-    our_live_options, LiveInjector, LiveKeyPair, LiveParams, LiveShape, SignatureProfile,
-};
+use ppspp_core::live::{our_live_options, LiveInjector, LiveKeyPair};
 use ppspp_core::wire::{
-    decode_datagram, ChannelId, ChunkAddressing, ChunkSpec, DatagramWriter, DiscardWindow,
-    LiveSignatureAlgorithm, Message, SwarmParams, Timestamp,
+    decode_datagram, ChannelId, ChunkAddressing, ChunkSpec, DatagramWriter, LiveSignatureAlgorithm,
+    Message, Timestamp,
 };
 use ppspp_core::ChunkIndex;
 
@@ -47,28 +45,12 @@ fn a_libswift_client_verifies_our_munros_and_chunks() {
         return;
     };
     let key = LiveKeyPair::from_secret(LiveSignatureAlgorithm::ECDSAP256SHA256, &[42; 32]).unwrap();
-    let params = LiveParams {
-        profile: SignatureProfile::Libswift,
-        ..LiveParams::default()
-    };
+    let (params, shape, wire) = libswift::live_swarm();
     let mut inj = LiveInjector::new(key, params, None);
     for i in 0..CHUNKS {
         inj.push_chunk(&chunk(i), unix_us());
     }
     let swarm_id = inj.swarm_id();
-    let shape = LiveShape {
-        params,
-        algorithm: LiveSignatureAlgorithm::ECDSAP256SHA256,
-        window: DiscardWindow::KeepAll,
-        chunk_size: None,
-    };
-    let wire = SwarmParams {
-        addressing: ChunkAddressing::ChunkRanges32,
-        signature_len: Some(64),
-        chunk_size: Some(CHUNK as u32),
-        ..SwarmParams::default()
-    };
-
     let sock = UdpSocket::bind("127.0.0.1:0").unwrap();
     sock.set_read_timeout(Some(Duration::from_millis(100)))
         .unwrap();

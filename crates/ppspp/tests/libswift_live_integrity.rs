@@ -20,12 +20,12 @@ use common::{libswift, Proc};
 use ppspp_core::bin::Bin;
 use ppspp_core::chunk::ChunkRange;
 use ppspp_core::live::{
-    our_live_options, LiveError, LiveParams, LivePublicKey, LiveShape, LiveVerifier, MunroVerdict,
+    our_live_options, LiveError, LiveParams, LivePublicKey, LiveVerifier, MunroVerdict,
     SignatureProfile,
 };
 use ppspp_core::wire::{
     decode_datagram, ChannelId, ChunkAddressing, ChunkSpec, DatagramWriter, DelaySample,
-    DiscardWindow, LiveSignatureAlgorithm, Message, SwarmParams,
+    LiveSignatureAlgorithm, Message,
 };
 use ppspp_core::ChunkIndex;
 
@@ -100,22 +100,7 @@ fn a_libswift_sources_munros_and_chunks_verify() {
     let key = LivePublicKey::from_swarm_id(&swarm_id).expect("a P-256 swarm id");
     assert_eq!(key.algorithm(), LiveSignatureAlgorithm::ECDSAP256SHA256);
 
-    let params = LiveParams {
-        profile: SignatureProfile::Libswift,
-        ..LiveParams::default()
-    };
-    let shape = LiveShape {
-        params,
-        algorithm: LiveSignatureAlgorithm::ECDSAP256SHA256,
-        window: DiscardWindow::KeepAll,
-        chunk_size: None,
-    };
-    let wire = SwarmParams {
-        addressing: ChunkAddressing::ChunkRanges32,
-        signature_len: Some(key.signature_len()),
-        chunk_size: Some(1024),
-        ..SwarmParams::default()
-    };
+    let (params, shape, wire) = libswift::live_swarm();
     // The munro size is learned from the first munro, as libswift's
     // clients learn it; and the same munros under the RFC profile.
     let mut verifier = LiveVerifier::new(key, params, false, None);

@@ -69,11 +69,7 @@ pub fn check_live_options(
     opts: &HandshakeOptions<'_>,
     shape: &LiveShape,
 ) -> Result<LiveOffer, IncompatibleOptions> {
-    let max = opts.version.ok_or(IncompatibleOptions::NoVersion)?;
-    let min = opts.min_version.unwrap_or(max);
-    if !(min..=max).contains(&PPSPP_VERSION) {
-        return Err(IncompatibleOptions::Versions { min, max });
-    }
+    IncompatibleOptions::check_version(opts)?;
     match opts.integrity {
         None | Some(ContentIntegrity::UnifiedMerkleTree) => {}
         Some(other) => return Err(IncompatibleOptions::Integrity(other)),

@@ -4,7 +4,9 @@
 
 use crate::chunk::ChunkSize;
 use crate::hash::HashFunction;
-use crate::wire::{ChunkSizeOption, ContentIntegrity, LiveSignatureAlgorithm, PPSPP_VERSION};
+use crate::wire::{
+    ChunkSizeOption, ContentIntegrity, HandshakeOptions, LiveSignatureAlgorithm, PPSPP_VERSION,
+};
 
 /// How a peer broke the protocol.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -70,6 +72,19 @@ pub enum IncompatibleOptions {
         /// The swarm's, in bytes.
         ours: u32,
     },
+}
+
+impl IncompatibleOptions {
+    /// Checks min/max versioning (RFC 6709 §4.1, RFC 7574 §7.2–7.3): the
+    /// peer's range must hold ours.
+    pub(crate) fn check_version(opts: &HandshakeOptions<'_>) -> Result<(), IncompatibleOptions> {
+        let max = opts.version.ok_or(IncompatibleOptions::NoVersion)?;
+        let min = opts.min_version.unwrap_or(max);
+        if !(min..=max).contains(&PPSPP_VERSION) {
+            return Err(IncompatibleOptions::Versions { min, max });
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

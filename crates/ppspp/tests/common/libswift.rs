@@ -141,3 +141,32 @@ pub fn wait_for_file(get: &SwiftGet, path: &Path, data: &[u8], limit: Duration) 
         std::thread::sleep(Duration::from_millis(100));
     }
 }
+
+/// What a libswift live swarm is on the wire (`docs/libswift-live.md`):
+/// its signature profile, 32-chunk munros, P-256, no discard window,
+/// 32-bit chunk ranges, 1 KiB chunks, 64-byte signatures.
+pub fn live_swarm() -> (
+    ppspp_core::live::LiveParams,
+    ppspp_core::live::LiveShape,
+    ppspp_core::wire::SwarmParams,
+) {
+    use ppspp_core::live::{LiveParams, LiveShape, SignatureProfile};
+    use ppspp_core::wire::{ChunkAddressing, DiscardWindow, LiveSignatureAlgorithm, SwarmParams};
+    let params = LiveParams {
+        profile: SignatureProfile::Libswift,
+        ..LiveParams::default()
+    };
+    let shape = LiveShape {
+        params,
+        algorithm: LiveSignatureAlgorithm::ECDSAP256SHA256,
+        window: DiscardWindow::KeepAll,
+        chunk_size: None,
+    };
+    let wire = SwarmParams {
+        addressing: ChunkAddressing::ChunkRanges32,
+        signature_len: Some(64),
+        chunk_size: Some(1024),
+        ..SwarmParams::default()
+    };
+    (params, shape, wire)
+}

@@ -61,12 +61,7 @@ pub(crate) fn check_options(
     hash_function: HashFunction,
     chunk_size: ChunkSize,
 ) -> Result<Offer, IncompatibleOptions> {
-    // Min/max versioning (RFC 6709 §4.1, RFC 7574 §7.2–7.3).
-    let max = opts.version.ok_or(IncompatibleOptions::NoVersion)?;
-    let min = opts.min_version.unwrap_or(max);
-    if !(min..=max).contains(&PPSPP_VERSION) {
-        return Err(IncompatibleOptions::Versions { min, max });
-    }
+    IncompatibleOptions::check_version(opts)?;
     match opts.integrity {
         None | Some(ContentIntegrity::MerkleTree) => {}
         Some(other) => return Err(IncompatibleOptions::Integrity(other)),
