@@ -62,8 +62,8 @@ fn the_pickers_follow_a_seek_of_the_model() {
             viewer.update(net.now, net.node(addr(10)), h);
         }
         let log = net.nodes[&addr(10)].verified_log(h);
-        let near = log[before..]
-            .iter()
+        let near = log
+            .since(before)
             .filter(|c| (target.0..target.0 + 700).contains(&c.0))
             .count();
         assert!(

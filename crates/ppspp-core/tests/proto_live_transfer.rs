@@ -71,7 +71,9 @@ fn receiver_with(id: &[u8], seed: u64, upstream: u16, store: Box<dyn Storage>) -
         store,
         pick::by_name("sequential").unwrap(),
     )
-    .unwrap();
+    .unwrap()
+    // These tests follow the whole window from its start.
+    .hook_in_behind(u64::MAX);
     let h = ep.add_swarm(Instant::ZERO, setup).unwrap();
     ep.connect(Instant::from_micros(1_000_000), h, addr(upstream))
         .unwrap();

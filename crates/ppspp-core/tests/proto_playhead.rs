@@ -32,7 +32,10 @@ fn the_download_starts_at_the_playhead_and_follows_a_seek() {
         ep.connect(net.now, h, addr(1));
         net.add(addr(10), ep);
         net.run_for(Duration::from_millis(300), |_| false);
-        let log = net.nodes[&addr(10)].verified_log(h).to_vec();
+        let log = net.nodes[&addr(10)]
+            .verified_log(h)
+            .since(0)
+            .collect::<Vec<_>>();
         assert!(log.len() >= 20, "{picker}: {} chunks in 300 ms", log.len());
         // The high-priority set (or linear order) starts at the playhead.
         assert_eq!(log[0], ChunkIndex(1200), "{picker}");
@@ -44,7 +47,10 @@ fn the_download_starts_at_the_playhead_and_follows_a_seek() {
         let before = log.len();
         net.node(addr(10)).set_playhead(h, Some(ChunkIndex(100)));
         net.run_for(Duration::from_millis(300), |_| false);
-        let log = net.nodes[&addr(10)].verified_log(h).to_vec();
+        let log = net.nodes[&addr(10)]
+            .verified_log(h)
+            .since(0)
+            .collect::<Vec<_>>();
         let after: Vec<u64> = log[before..].iter().map(|c| c.0).collect();
         // Requests already in flight still arrive; after them, the seek.
         let from_seek = after.iter().filter(|&&c| (100..300).contains(&c)).count();
@@ -74,7 +80,7 @@ fn a_player_fed_from_the_log_starts_and_plays_to_the_end() {
         let now = net.now;
         let ep = net.node(addr(10));
         let log = ep.verified_log(h);
-        for &c in &log[seen..] {
+        for c in log.since(seen) {
             player.on_verified(now, c);
         }
         seen = log.len();

@@ -125,6 +125,12 @@ impl LiveInjector {
         self.signed.back().map(|s| &s.munro)
     }
 
+    /// The discard window in chunks, whole munros (`None`: keep all).
+    pub fn window_chunks(&self) -> Option<u64> {
+        let per = self.params.munro.chunks();
+        (self.keep != usize::MAX).then(|| (self.keep as u64).saturating_mul(per))
+    }
+
     /// Chunks taken so far (signed or not).
     pub fn chunks_taken(&self) -> u64 {
         self.next

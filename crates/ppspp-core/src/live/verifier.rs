@@ -126,6 +126,11 @@ impl LiveVerifier {
             .map_or(u64::MAX, |w| w.div_ceil(per).max(1));
     }
 
+    /// The discard window in chunks, as given (`None`: keep all).
+    pub fn window_chunks(&self) -> Option<u64> {
+        self.window_chunks
+    }
+
     /// The swarm's parameters (the munro size as learned so far).
     pub fn params(&self) -> LiveParams {
         self.params

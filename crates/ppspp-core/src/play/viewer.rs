@@ -100,7 +100,7 @@ impl Viewer {
         }
         let log = ep.verified_log(swarm);
         let arrived = log.len() > self.seen;
-        for &chunk in &log[self.seen.min(log.len())..] {
+        for chunk in log.since(self.seen) {
             self.player.on_verified(now, chunk);
         }
         self.seen = log.len();

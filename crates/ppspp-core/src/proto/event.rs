@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
 use super::{StorageFailure, SwarmHandle};
+use crate::chunk::ChunkIndex;
 use crate::wire::MessageTally;
 
 /// Why a channel ended.
@@ -118,6 +119,11 @@ pub struct SwarmStats {
     /// Live SIGNED_INTEGRITY messages refused: forged, without their munro
     /// hash, of another munro size, or older than the discard window.
     pub live_munros_refused: u64,
+    /// Where a live receiver hooked in (its first chunk), once it did.
+    pub live_hook_in: Option<ChunkIndex>,
+    /// Chunks of a live stream passed over unreceived because the discard
+    /// window moved past them (a receiver too slow for the stream).
+    pub live_chunks_skipped: u64,
     /// HAVEs not recorded, from all peers (see [`PeerStats::haves_refused`]).
     pub haves_refused: u64,
     /// Checkpoints handed to the storage (a storage may still skip a

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use super::channel::{check_options, our_options, Offer};
 use super::checkpoint::{CheckpointError, CheckpointPolicy};
+use super::chunk_log::ChunkLog;
 use super::event::{PeerStats, SwarmStats};
 use super::integrity::{Integrity, LiveIntegrity};
 use super::IncompatibleOptions;
@@ -31,6 +32,9 @@ pub struct LiveSwarm {
     pub id: Vec<u8>,
     /// Munro size, profile, algorithm, window, as the handshake says them.
     pub shape: LiveShape,
+    /// A receiver hooks in this many munros before the newest one a peer
+    /// announces (`live_window.rs`); libswift's 0 by default.
+    pub hook_in_behind: u64,
 }
 
 /// Everything needed to start serving or fetching one piece of content.
@@ -169,6 +173,16 @@ impl SwarmSetup {
         ))
     }
 
+    /// A live receiver hooks in `munros` munros before the newest one its
+    /// first peer announces (a buffer for its player); no effect on other
+    /// swarms.
+    pub fn hook_in_behind(mut self, munros: u64) -> Self {
+        if let Some(l) = &mut self.live {
+            l.hook_in_behind = munros;
+        }
+        self
+    }
+
     fn live(
         id: Vec<u8>,
         shape: LiveShape,
@@ -180,7 +194,11 @@ impl SwarmSetup {
         SwarmSetup {
             root: HashFunction::Sha1.digest(&id),
             hash_function: shape.params.hash_function,
-            live: Some(LiveSwarm { id, shape }),
+            live: Some(LiveSwarm {
+                id,
+                shape,
+                hook_in_behind: 0,
+            }),
             chunk_size,
             integrity,
             have: Binmap::new(),
@@ -202,7 +220,7 @@ pub(crate) struct Swarm {
     /// Chunks verified since the swarm started, in order: channels announce
     /// (HAVE) and cancel from their own cursor into it, at a cost per new
     /// chunk rather than per set comparison.
-    pub have_log: Vec<ChunkIndex>,
+    pub have_log: ChunkLog,
     pub storage: Box<dyn Storage>,
     pub picker: Box<dyn Picker>,
     pub availability: Availability,
@@ -215,7 +233,7 @@ pub(crate) struct Swarm {
     /// those that arrived unasked (a request that timed out was answered
     /// late) or were asked from two peers. Channels send CANCEL from their
     /// own cursor into it.
-    pub cancel_log: Vec<ChunkIndex>,
+    pub cancel_log: ChunkLog,
     /// Times requested chunks were given back (see [`Swarm::retake`]): a
     /// channel whose pick found nothing picks again once this moved.
     pub releases: u64,
@@ -244,6 +262,12 @@ pub(crate) struct Swarm {
     pub next_rechoke: Instant,
     /// Where playback needs chunks next, when something plays.
     pub playhead: Option<ChunkIndex>,
+    /// A live receiver's first chunk to request and keep, once hooked in
+    /// (`live_window.rs`).
+    pub live_floor: Option<ChunkIndex>,
+    /// Whether a trusted munro confirmed the hook-in: until then the floor
+    /// is tentative and nothing is cut.
+    pub live_hooked: bool,
     /// The fast-peer set's state (seed paper 000 eq. 2), for pickers that
     /// want one, and how many channels it holds.
     pub fast: FastPeers,
@@ -274,13 +298,13 @@ impl Swarm {
             chunk_size: setup.chunk_size,
             integrity: setup.integrity,
             have: setup.have,
-            have_log: Vec::new(),
+            have_log: ChunkLog::new(),
             storage: setup.storage,
             picker: setup.picker,
             availability,
             requested: Binmap::new(),
             doubled: Binmap::new(),
-            cancel_log: Vec::new(),
+            cancel_log: ChunkLog::new(),
             releases: 0,
             have_waiters: Vec::new(),
             have_log_seen: 0,
@@ -298,6 +322,8 @@ impl Swarm {
             closing: false,
             next_rechoke: now,
             playhead: None,
+            live_floor: None,
+            live_hooked: false,
             fast: FastPeers::default(),
             fast_count: 0,
             player_waiting: false,
@@ -407,6 +433,7 @@ impl Swarm {
             self.availability.mark_taken(one);
         }
         self.have_log.push(chunk);
+        self.bound_live_logs();
         self.requested.clear_chunk(chunk);
         self.checkpoint_dirty = true;
         self.verified_since_checkpoint += len as u64;

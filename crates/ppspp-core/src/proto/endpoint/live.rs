@@ -59,6 +59,7 @@ impl Endpoint {
             s.have.set(range);
             s.have_log
                 .extend((range.first().0..=range.last().0).map(ChunkIndex));
+            s.bound_live_logs();
             s.stats.chunks_verified += range.len();
         }
         // Chunks out of the window are no longer ours to announce.

@@ -9,7 +9,7 @@ use crate::chunk::ChunkIndex;
 use crate::pick::availability::Availability;
 use crate::proto::event::{EndpointStats, SwarmStats};
 use crate::proto::swarm::Swarm;
-use crate::proto::SwarmHandle;
+use crate::proto::{ChunkLog, SwarmHandle};
 use crate::time::Instant;
 
 impl Endpoint {
@@ -63,9 +63,12 @@ impl Endpoint {
 
     /// The chunks of `swarm` in the order they verified since it was added
     /// (chunks it started with are not listed). A driver keeps its own
-    /// cursor into it: a player learns this way which chunks came when.
-    pub fn verified_log(&self, swarm: SwarmHandle) -> &[ChunkIndex] {
-        self.swarm(swarm).map_or(&[], |s| &s.have_log)
+    /// cursor into it: a player learns this way which chunks came when. A
+    /// live swarm's log forgets its oldest entries ([`ChunkLog::since`]
+    /// resumes a cursor that fell behind).
+    pub fn verified_log(&self, swarm: SwarmHandle) -> &ChunkLog {
+        static NONE: ChunkLog = ChunkLog::new();
+        self.swarm(swarm).map_or(&NONE, |s| &s.have_log)
     }
 
     /// The swarm's player stalled at `now`: a picker with a fast-peer set

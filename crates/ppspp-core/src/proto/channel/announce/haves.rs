@@ -90,6 +90,9 @@ impl Announce {
         let per_spec = sc.spec_len();
         let ranges = sc.params.addressing.is_chunk_ranges();
         let mut block = [ChunkIndex(0); HAVE_BLOCK];
+        // A live swarm's log forgets its oldest chunks: a peer that far
+        // behind no longer needs them (they left the discard window).
+        self.have_cursor = swarm.have_log.resume(self.have_cursor);
         while self.have_cursor < swarm.have_log.len() {
             let n = (w.remaining() / per_spec)
                 .min(HAVE_BLOCK)
@@ -98,7 +101,9 @@ impl Announce {
                 return;
             }
             let block = &mut block[..n];
-            block.copy_from_slice(&swarm.have_log[self.have_cursor..self.have_cursor + n]);
+            for (slot, c) in block.iter_mut().zip(swarm.have_log.since(self.have_cursor)) {
+                *slot = c;
+            }
             block.sort_unstable();
             let reach = |c: ChunkIndex| match ranges {
                 true => swarm.have.first_empty_from(c).map_or(u64::MAX, |e| e.0),

@@ -29,7 +29,8 @@ impl Download {
             self.cancel_cursor = swarm.cancel_log.len();
             return;
         }
-        while let Some(&chunk) = swarm.cancel_log.get(self.cancel_cursor) {
+        self.cancel_cursor = swarm.cancel_log.resume(self.cancel_cursor);
+        while let Some(chunk) = swarm.cancel_log.get(self.cancel_cursor) {
             if self.outstanding.chunks().contains(chunk) {
                 let Some(range) = ChunkRange::single(chunk) else {
                     break;

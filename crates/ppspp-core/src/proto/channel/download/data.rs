@@ -8,6 +8,7 @@ use crate::bin::Bin;
 use crate::cc::AckSample;
 use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::hash::Hash;
+use crate::live::MunroVerdict;
 use crate::merkle::{chunk_count_from_peaks, VerifyError};
 use crate::proto::event::{CloseReason, Event};
 use crate::proto::integrity::{Integrity, LiveIntegrity};
@@ -273,10 +274,13 @@ impl Download {
             return Ok(());
         };
         match v.offer_signed(bin, timestamp, signature) {
-            // Chunks that leave the window stay in `have` for now: cleared,
-            // the picker would ask for them again. The verifier drops their
-            // munros, so they are no longer served.
-            Ok(_) => Ok(()),
+            Ok(MunroVerdict::New) => {
+                if let Some(munro) = bin.chunks() {
+                    swarm.on_live_munro_trusted(munro);
+                }
+                Ok(())
+            }
+            Ok(MunroVerdict::Known) => Ok(()),
             Err(e) if e.is_forgery() => {
                 swarm.stats.live_munros_refused += 1;
                 Err(self.reject(swarm, sc))

@@ -5,7 +5,7 @@
 
 use crate::binmap::Binmap;
 use crate::cc::{CongestionController, RttEstimator};
-use crate::chunk::ChunkRange;
+use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::pick::fast_peers::LinkEstimate;
 use crate::pick::DryBlocks;
 use crate::proto::requests::Outstanding;
@@ -16,6 +16,7 @@ mod acks;
 mod cancels;
 mod data;
 mod have_limits;
+mod live;
 mod remote_has;
 mod requests;
 use crate::time::Instant;
@@ -69,6 +70,8 @@ pub(crate) struct Download {
     /// The swarm's `releases` at the last pick: `pick_idle_until` and
     /// `dry` hold only while it has not moved.
     releases_seen: u64,
+    /// In a live swarm, the floor `remote_has` was last cut to.
+    live_trimmed: ChunkIndex,
 }
 
 impl Download {
@@ -96,6 +99,7 @@ impl Download {
             cancel_cursor: cancel_log_len,
             dry: DryBlocks::new(),
             releases_seen: 0,
+            live_trimmed: ChunkIndex(0),
         }
     }
 

@@ -8,6 +8,7 @@ use super::Download;
 use crate::binmap::Binmap;
 use crate::chunk::ChunkRange;
 use crate::proto::event::CloseReason;
+use crate::proto::live_window::LiveHave;
 use crate::proto::swarm::Swarm;
 use crate::time::Instant;
 
@@ -24,6 +25,14 @@ impl Download {
         if self.remote_complete {
             return Ok(());
         }
+        let range = match swarm.live.is_some() {
+            false => range,
+            true => match swarm.live_have(range) {
+                LiveHave::Record(r) => r,
+                LiveHave::Stale => return Ok(()),
+                LiveHave::Future => return refuse_have(swarm, sc.peer),
+            },
+        };
         if !self.may_record_has(swarm, range) {
             return refuse_have(swarm, sc.peer);
         }

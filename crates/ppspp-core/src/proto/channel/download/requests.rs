@@ -3,6 +3,7 @@
 
 use super::super::Scope;
 use super::Download;
+use crate::chunk::ChunkRange;
 use crate::pick::{PeerLink, PickView};
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
@@ -27,6 +28,10 @@ impl Download {
         choked: bool,
         w: &mut DatagramWriter<'_>,
     ) {
+        let probe = match swarm.live.is_some() {
+            true => self.follow_live(swarm),
+            false => None,
+        };
         if choked
             || swarm.is_complete()
             || self.remote_has.is_empty()
@@ -85,11 +90,15 @@ impl Download {
             late: &swarm.doubled,
             availability: &swarm.availability,
             peer_counted: !self.remote_complete,
-            playhead: swarm.playhead,
+            playhead: swarm.pick_start(),
             dry: chunk_count.map(|n| self.dry.view(n)),
             link,
         };
-        swarm.picker.pick(&view, affordable, ctx.rng, &mut picked);
+        if let Some(c) = probe.and_then(ChunkRange::single) {
+            picked.push(c);
+        }
+        let budget = affordable - picked.len() as u64;
+        swarm.picker.pick(&view, budget, ctx.rng, &mut picked);
         // While the player prebuffers no chunk has a play time: playback
         // starts only when the whole prebuffer is in. Deadlines counted
         // from "plays now" were floored at one mean request round trip, so

@@ -1,0 +1,293 @@
+//! A live receiver follows the stream (RFC 7574 §6.1, §6.1.3): it hooks
+//! in near the live edge, a set number of munros behind; a receiver slower
+//! than the stream skips forward with the discard window instead of
+//! asking for what left it; HAVEs far beyond the live edge are refused and
+//! counted; and over a day-long stream its memory stays bounded by the
+//! window.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{addr, datagram, Net};
+use ppspp_core::live::{LiveInjector, LiveKeyPair, LiveParams, LiveShape};
+use ppspp_core::pick;
+use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmHandle, SwarmSetup};
+use ppspp_core::storage::LiveRing;
+use ppspp_core::time::Instant;
+use ppspp_core::wire::{ChannelId, ChunkSpec, DiscardWindow, LiveSignatureAlgorithm, Message};
+use ppspp_core::{ChunkIndex, ChunkRange, ChunkSize};
+
+/// Chunks per munro (the default munro size).
+const MUNRO: u64 = 32;
+
+fn shape(window: u64, algorithm: LiveSignatureAlgorithm) -> LiveShape {
+    LiveShape {
+        params: LiveParams::default(),
+        algorithm,
+        window: DiscardWindow::Window(window),
+        chunk_size: None,
+    }
+}
+
+fn chunk(i: u64) -> Vec<u8> {
+    (0..1024u64).map(|b| (b * 13 + i * 7) as u8).collect()
+}
+
+fn source(window: u64, algorithm: LiveSignatureAlgorithm) -> (Endpoint, SwarmHandle, Vec<u8>) {
+    let key = LiveKeyPair::from_secret(algorithm, &[7; 32]).unwrap();
+    let cs = ChunkSize::DEFAULT;
+    let injector = LiveInjector::new(key, LiveParams::default(), Some(window));
+    let id = injector.swarm_id();
+    let mut ep = Endpoint::new(EndpointConfig::default(), 1);
+    let setup = SwarmSetup::live_source(
+        injector,
+        shape(window, algorithm),
+        cs,
+        Box::new(LiveRing::new(cs, window)),
+        pick::by_name("sequential").unwrap(),
+    );
+    let h = ep.add_swarm(Instant::ZERO, setup).unwrap();
+    (ep, h, id)
+}
+
+fn receiver(
+    id: &[u8],
+    window: u64,
+    algorithm: LiveSignatureAlgorithm,
+    behind: u64,
+    config: EndpointConfig,
+    now: Instant,
+) -> (Endpoint, SwarmHandle) {
+    let cs = ChunkSize::DEFAULT;
+    let mut ep = Endpoint::new(config, 2);
+    let setup = SwarmSetup::live_receiver(
+        id,
+        shape(window, algorithm),
+        false,
+        cs,
+        Box::new(LiveRing::new(cs, window)),
+        pick::by_name("sequential").unwrap(),
+    )
+    .unwrap()
+    .hook_in_behind(behind);
+    let h = ep.add_swarm(Instant::ZERO, setup).unwrap();
+    ep.connect(now, h, addr(1)).unwrap();
+    (ep, h)
+}
+
+/// Pushes chunks `from .. to` at the source at the net's time.
+fn push(net: &mut Net, h: SwarmHandle, chunks: std::ops::Range<u64>) {
+    let now = net.now;
+    for i in chunks {
+        net.node(addr(1))
+            .push_live_chunk(now, h, &chunk(i), now.as_micros())
+            .unwrap();
+    }
+}
+
+const P256: LiveSignatureAlgorithm = LiveSignatureAlgorithm::ECDSAP256SHA256;
+
+#[test]
+fn a_late_receiver_hooks_in_the_set_number_of_munros_behind_the_newest() {
+    for behind in [0u64, 2, 5] {
+        let (src, h, id) = source(1024, P256);
+        let mut net = Net::new(Duration::from_millis(10));
+        net.add(addr(1), src);
+        // 20 munros before anyone joins.
+        push(&mut net, h, 0..20 * MUNRO);
+        let (rx, rh) = receiver(&id, 1024, P256, behind, EndpointConfig::default(), net.now);
+        net.add(addr(2), rx);
+        let hook = (19 - behind) * MUNRO;
+        net.run_for(Duration::from_secs(5), |n| {
+            let ep = &n.nodes[&addr(2)];
+            ep.has_chunk(rh, ChunkIndex(20 * MUNRO - 1))
+        });
+        let ep = net.node(addr(2));
+        let stats = ep.swarm_stats(rh).unwrap();
+        assert_eq!(
+            stats.live_hook_in,
+            Some(ChunkIndex(hook)),
+            "{behind} behind"
+        );
+        let have = ep.have(rh).unwrap();
+        let ours = ChunkRange::new(hook, 20 * MUNRO - 1).unwrap();
+        assert!(
+            have.is_filled(ours),
+            "{behind} behind: all from the hook-in"
+        );
+        assert_eq!(
+            have.count(),
+            ours.len(),
+            "{behind} behind: nothing before it"
+        );
+        let log: Vec<ChunkIndex> = ep.verified_log(rh).since(0).collect();
+        assert_eq!(log.len() as u64, ours.len(), "each chunk once");
+        assert!(log.iter().all(|c| c.0 >= hook));
+        // The stream goes on: the receiver follows it.
+        push(&mut net, h, 20 * MUNRO..24 * MUNRO);
+        net.run_for(Duration::from_secs(5), |n| {
+            n.nodes[&addr(2)].has_chunk(rh, ChunkIndex(24 * MUNRO - 1))
+        });
+        let ep = net.node(addr(2));
+        assert!(ep
+            .have(rh)
+            .unwrap()
+            .is_filled(ChunkRange::new(hook, 24 * MUNRO - 1).unwrap()));
+    }
+}
+
+#[test]
+fn a_receiver_slower_than_the_stream_skips_forward_with_the_window() {
+    let window = 8 * MUNRO;
+    let (src, h, id) = source(window, P256);
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), src);
+    push(&mut net, h, 0..4 * MUNRO);
+    // 200 KB/s for a stream of 320 KB/s (a munro of 32 KiB per 100 ms).
+    let config = EndpointConfig {
+        download_limit: Some(200_000),
+        ..EndpointConfig::default()
+    };
+    let (rx, rh) = receiver(&id, window, P256, 0, config, net.now);
+    net.add(addr(2), rx);
+    let munros = 200u64;
+    for m in 4..munros {
+        push(&mut net, h, m * MUNRO..(m + 1) * MUNRO);
+        net.run_for(Duration::from_millis(100), |_| false);
+    }
+    let ep = net.node(addr(2));
+    let stats = ep.swarm_stats(rh).unwrap().clone();
+    let have = ep.have(rh).unwrap();
+    assert!(
+        stats.live_chunks_skipped > 1000,
+        "it fell behind and skipped: {stats:?}"
+    );
+    assert!(
+        have.count() <= window,
+        "it keeps no more than the window: {}",
+        have.count()
+    );
+    // It re-hooks at the edge whenever it lags a window behind.
+    let newest = (munros * MUNRO - 1) - 2 * window;
+    let got_to = have.last_filled_to(ChunkIndex(u64::MAX >> 2));
+    let first = have.first_filled_from(ChunkIndex(0));
+    assert!(
+        got_to.is_some_and(|c| c.0 >= newest),
+        "it still receives near the live edge: {first:?}..{got_to:?}, edge {}",
+        munros * MUNRO - 1
+    );
+    assert_eq!(stats.chunks_rejected, 0);
+    // Most of what the limit allowed arrived (3,828 KiB in 19.6 s at
+    // 200 KB/s), and none of it twice: requests for chunks that left the
+    // window would waste it.
+    let got = stats.chunks_verified;
+    assert!(
+        (2000..=3828).contains(&got),
+        "{got} chunks in 19.6 s at 200 KB/s"
+    );
+    assert_eq!(stats.chunks_duplicate, 0);
+    let hook = stats.live_hook_in.unwrap().0;
+    assert!(got + stats.live_chunks_skipped <= munros * MUNRO - hook);
+}
+
+#[test]
+fn haves_far_beyond_the_live_edge_are_refused_and_counted() {
+    let (src, h, id) = source(1024, P256);
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), src);
+    push(&mut net, h, 0..4 * MUNRO);
+    // Learn the receiver's channel at the source from what the source
+    // sends it (a datagram's first four bytes name the channel).
+    let (rx, rh) = receiver(&id, 1024, P256, 0, EndpointConfig::default(), net.now);
+    net.add(addr(2), rx);
+    net.run_for(Duration::from_secs(2), |n| {
+        n.nodes[&addr(2)].has_chunk(rh, ChunkIndex(4 * MUNRO - 1))
+    });
+    assert_eq!(net.node(addr(2)).swarm_stats(rh).unwrap().haves_refused, 0);
+    let channel = std::sync::Arc::new(std::sync::Mutex::new(None));
+    let seen = channel.clone();
+    net.filter = Some(Box::new(move |d| {
+        if d.from == addr(1) && d.bytes.len() >= 4 {
+            let id = u32::from_be_bytes(d.bytes[..4].try_into().unwrap());
+            *seen.lock().unwrap() = Some(ChannelId(id));
+        }
+        true
+    }));
+    push(&mut net, h, 4 * MUNRO..5 * MUNRO);
+    net.run_for(Duration::from_secs(1), |_| false);
+    let to = channel
+        .lock()
+        .unwrap()
+        .expect("the source wrote to the receiver");
+    // Chunks a billion ahead, and one two million ahead (over two days of
+    // a 1 Mbit/s stream): no stream is there yet.
+    let far = ChunkSpec::Chunks(ChunkRange::new(1u64 << 30, (1u64 << 30) + 5).unwrap());
+    let near = ChunkSpec::Chunks(ChunkRange::single(ChunkIndex(1 << 21)).unwrap());
+    let bytes = datagram(to, &[Message::Have(far), Message::Have(near)]);
+    net.inject(addr(1), addr(2), bytes);
+    push(&mut net, h, 5 * MUNRO..6 * MUNRO);
+    net.run_for(Duration::from_secs(2), |_| false);
+    let ep = net.node(addr(2));
+    let stats = ep.swarm_stats(rh).unwrap();
+    assert_eq!(stats.haves_refused, 2, "{stats:?}");
+    assert!(
+        ep.has_chunk(rh, ChunkIndex(6 * MUNRO - 1)),
+        "the stream goes on"
+    );
+    let requested = ep.requested(rh).unwrap();
+    assert!(requested.is_empty_range(ChunkRange::new(1u64 << 30, (1u64 << 30) + 5).unwrap()));
+}
+
+#[test]
+fn a_day_long_stream_keeps_memory_bounded_by_the_window() {
+    // A day of a 1 KiB-chunk stream at two munros a minute, Ed25519 for
+    // speed: 92,160 chunks through a relay chain, source → receiver.
+    let window = 4 * MUNRO;
+    let algorithm = LiveSignatureAlgorithm::ED25519;
+    let (src, h, id) = source(window, algorithm);
+    let mut net = Net::new(Duration::from_millis(20));
+    net.add(addr(1), src);
+    push(&mut net, h, 0..MUNRO);
+    let (rx, rh) = receiver(
+        &id,
+        window,
+        algorithm,
+        0,
+        EndpointConfig::default(),
+        net.now,
+    );
+    net.add(addr(2), rx);
+    let minutes = 24 * 60u64;
+    let mut sizes = Vec::new();
+    for minute in 0..minutes {
+        for half in 0..2 {
+            let m = 1 + 2 * minute + half;
+            push(&mut net, h, m * MUNRO..(m + 1) * MUNRO);
+            net.run_for(Duration::from_secs(30), |_| false);
+        }
+        if minute % 360 == 359 {
+            let ep = net.node(addr(2));
+            sizes.push((
+                ep.have(rh).unwrap().heap_bytes(),
+                ep.verified_log(rh).kept_len(),
+                ep.swarm_stats(rh).unwrap().chunks_verified,
+            ));
+        }
+    }
+    let last = (1 + 2 * minutes) * MUNRO - 1;
+    let ep = net.node(addr(2));
+    assert!(ep.has_chunk(rh, ChunkIndex(last)), "it kept up all day");
+    let stats = ep.swarm_stats(rh).unwrap();
+    assert_eq!(stats.chunks_verified, 2 * minutes * MUNRO);
+    assert_eq!(stats.live_chunks_skipped, 0);
+    assert!(ep.have(rh).unwrap().count() <= window);
+    // Every quarter of the day the same footprint: nothing grows with time.
+    for (heap, log, _) in &sizes {
+        assert!(*log <= 4096, "log entries kept: {log}");
+        assert!(*heap <= 1024, "have heap: {heap}");
+    }
+    let src = net.node(addr(1));
+    assert_eq!(src.have(h).unwrap().count(), window);
+    assert!(src.verified_log(h).kept_len() <= 4096);
+}
