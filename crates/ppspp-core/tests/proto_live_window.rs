@@ -124,6 +124,28 @@ fn a_late_receiver_hooks_in_the_set_number_of_munros_behind_the_newest() {
         let log: Vec<ChunkIndex> = ep.verified_log(rh).since(0).collect();
         assert_eq!(log.len() as u64, ours.len(), "each chunk once");
         assert!(log.iter().all(|c| c.0 >= hook));
+        // What a driver reads back: the floor, the edge, the bytes as
+        // pushed, and when the source signed them.
+        assert_eq!(ep.live_floor(rh), Some(ChunkIndex(hook)));
+        assert_eq!(ep.live_edge(rh), Some(ChunkIndex(20 * MUNRO - 1)));
+        let mut buf = vec![0u8; 1024];
+        assert_eq!(
+            ep.read_chunk(rh, ChunkIndex(hook + 3), &mut buf),
+            Some(1024)
+        );
+        assert_eq!(buf, chunk(hook + 3));
+        assert_eq!(
+            ep.read_chunk(rh, ChunkIndex(hook.saturating_sub(1)), &mut buf)
+                .filter(|_| hook > 0),
+            None
+        );
+        let signed = ep
+            .live_signed_at(rh, ChunkIndex(hook))
+            .expect("a signed munro");
+        assert!(
+            signed.abs_diff(1_000_000) < 1_000,
+            "signed at the net's start: {signed}"
+        );
         // The stream goes on: the receiver follows it.
         push(&mut net, h, 20 * MUNRO..24 * MUNRO);
         net.run_for(Duration::from_secs(5), |n| {

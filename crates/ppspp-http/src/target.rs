@@ -1,6 +1,9 @@
 //! The resource a request path names: `/<swarm-id>` is the content,
-//! `/<swarm-id>/stats` its live status. The swarm id is not checked here:
-//! the gateway compares it with the one swarm it serves.
+//! `/<swarm-id>/stats` its live status; for a live stream also
+//! `/<swarm-id>.ts` (the same endless stream), `/<swarm-id>/live.m3u8` (an
+//! HLS playlist, RFC 8216) and `/<swarm-id>/seg/<n>.ts` (its segments).
+//! The swarm id is not checked here: the gateway compares it with the one
+//! swarm it serves.
 
 /// What a path asks for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -9,6 +12,10 @@ pub enum Resource {
     Content,
     /// The status document (JSON).
     Stats,
+    /// A live stream's HLS playlist.
+    Playlist,
+    /// A live stream's HLS segment by its media sequence number.
+    Segment(u64),
 }
 
 /// A request path split into the swarm it names and the resource.
@@ -26,10 +33,22 @@ impl<'a> Target<'a> {
     pub fn parse(path: &'a str) -> Option<Target<'a>> {
         let path = path.trim_start_matches('/');
         let (swarm, rest) = path.split_once('/').unwrap_or((path, ""));
+        let swarm = match rest {
+            "" => swarm.strip_suffix(".ts").unwrap_or(swarm),
+            _ => swarm,
+        };
         let resource = match rest {
             "" => Resource::Content,
             "stats" => Resource::Stats,
-            _ => return None,
+            "live.m3u8" => Resource::Playlist,
+            _ => {
+                let n = rest.strip_prefix("seg/")?.strip_suffix(".ts")?;
+                // Digits only: no sign, no spaces, at most u64.
+                if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+                    return None;
+                }
+                Resource::Segment(n.parse().ok()?)
+            }
         };
         Some(Target { swarm, resource })
     }
@@ -50,6 +69,23 @@ mod tests {
         assert_eq!(Target::parse("/abc/"), t("abc", Resource::Content));
         assert_eq!(Target::parse("/ABC/stats"), t("ABC", Resource::Stats));
         assert_eq!(Target::parse("//abc"), t("abc", Resource::Content));
+    }
+
+    #[test]
+    fn live_resources() {
+        assert_eq!(Target::parse("/abc.ts"), t("abc", Resource::Content));
+        assert_eq!(
+            Target::parse("/abc/live.m3u8"),
+            t("abc", Resource::Playlist)
+        );
+        assert_eq!(
+            Target::parse("/abc/seg/17.ts"),
+            t("abc", Resource::Segment(17))
+        );
+        assert_eq!(Target::parse("/abc/seg/.ts"), None);
+        assert_eq!(Target::parse("/abc/seg/+1.ts"), None);
+        assert_eq!(Target::parse("/abc/seg/99999999999999999999.ts"), None);
+        assert_eq!(Target::parse("/abc/seg/1"), None);
     }
 
     #[test]

@@ -23,7 +23,8 @@ use std::time::Duration;
 
 use ppspp_core::play::PlayerConfig;
 use ppspp_core::proto::{
-    Endpoint, EndpointConfig, EndpointStats, Event, SwarmHandle, SwarmSetup, SwarmStats,
+    Endpoint, EndpointConfig, EndpointStats, Event, LivePushError, SwarmHandle, SwarmSetup,
+    SwarmStats,
 };
 use ppspp_core::time::Instant;
 use ppspp_core::{ChunkIndex, ChunkSize};
@@ -75,7 +76,37 @@ enum Command {
     HaveRun(SwarmHandle, ChunkIndex, oneshot::Sender<Option<u64>>),
     Watch(SwarmHandle, PlayerConfig, ChunkSize, bool),
     Seek(SwarmHandle, ChunkIndex),
+    PushLive(
+        SwarmHandle,
+        Vec<u8>,
+        oneshot::Sender<Result<ChunkIndex, LivePushError>>,
+    ),
+    ReadLive(
+        SwarmHandle,
+        ChunkIndex,
+        usize,
+        oneshot::Sender<Option<LiveRead>>,
+    ),
     Shutdown(oneshot::Sender<Vec<String>>),
+}
+
+/// Verified chunks of a live stream read back from the node
+/// ([`NodeHandle::read_live`]).
+#[derive(Clone, Debug, Default)]
+pub struct LiveRead {
+    /// The first chunk the node keeps (older ones left the window).
+    pub floor: Option<ChunkIndex>,
+    /// The newest chunk known signed: the live edge as the node sees it.
+    pub edge: Option<ChunkIndex>,
+    /// The first chunk of `chunks`: the one asked for, or the floor if
+    /// that one has left the window.
+    pub start: ChunkIndex,
+    /// Consecutive verified chunks from `start` (none if `start` is not
+    /// there yet).
+    pub chunks: Vec<Vec<u8>>,
+    /// When the source signed `start`'s munro (µs since the Unix epoch,
+    /// the source's clock), if known.
+    pub signed_at: Option<u64>,
 }
 
 /// Talks to a running node.
@@ -176,6 +207,36 @@ impl NodeHandle {
         self.commands
             .send(Command::Seek(swarm, chunk))
             .map_err(|_| gone())
+    }
+
+    /// Hands the next chunk of the live stream `swarm` injects to the node,
+    /// which signs it (at this machine's wall-clock time) when it
+    /// completes a munro; returns its index.
+    pub async fn push_live(&self, swarm: SwarmHandle, data: Vec<u8>) -> io::Result<ChunkIndex> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::PushLive(swarm, data, tx))
+            .map_err(|_| gone())?;
+        rx.await
+            .map_err(|_| gone())?
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))
+    }
+
+    /// Up to `max` consecutive verified chunks of the live stream `swarm`
+    /// from `from` (from the floor, if `from` left the window).
+    pub async fn read_live(
+        &self,
+        swarm: SwarmHandle,
+        from: ChunkIndex,
+        max: usize,
+    ) -> io::Result<LiveRead> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::ReadLive(swarm, from, max, tx))
+            .map_err(|_| gone())?;
+        rx.await
+            .map_err(|_| gone())?
+            .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such swarm"))
     }
 
     /// Closes every channel (telling peers), writes every checkpoint and
@@ -390,6 +451,42 @@ fn verified_count(ep: &Endpoint) -> u64 {
         .sum()
 }
 
+/// The wall clock in µs since the Unix epoch: a live munro's signing time.
+fn unix_micros_now() -> u64 {
+    let since = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default();
+    u64::try_from(since.as_micros()).unwrap_or(u64::MAX)
+}
+
+/// Up to `max` consecutive verified chunks of a live stream from `from`,
+/// moved up to the floor.
+fn read_live(
+    ep: &mut Endpoint,
+    swarm: SwarmHandle,
+    from: ChunkIndex,
+    max: usize,
+) -> Option<LiveRead> {
+    let cs = ep.chunk_size(swarm)?.bytes_usize();
+    let floor = ep.live_floor(swarm);
+    let start = floor.map_or(from, |f| from.max(f));
+    let mut chunks = Vec::new();
+    let mut buf = vec![0u8; cs];
+    for i in 0..max as u64 {
+        let Some(n) = ep.read_chunk(swarm, ChunkIndex(start.0 + i), &mut buf) else {
+            break;
+        };
+        chunks.push(buf[..n].to_vec());
+    }
+    Some(LiveRead {
+        floor,
+        edge: ep.live_edge(swarm),
+        start,
+        signed_at: ep.live_signed_at(swarm, start),
+        chunks,
+    })
+}
+
 /// Verified chunks from `chunk` on without a gap, within the content.
 fn have_run(ep: &Endpoint, swarm: SwarmHandle, chunk: ChunkIndex) -> Option<u64> {
     let have = ep.have(swarm)?;
@@ -410,7 +507,9 @@ fn command_swarm(cmd: &Command) -> Option<SwarmHandle> {
         | Command::SetPlayhead(h, _)
         | Command::HaveRun(h, _, _)
         | Command::Watch(h, ..)
-        | Command::Seek(h, _) => Some(*h),
+        | Command::Seek(h, _)
+        | Command::PushLive(h, ..)
+        | Command::ReadLive(h, ..) => Some(*h),
         Command::AddSwarm(..) | Command::Shutdown(_) => None,
     }
 }
@@ -460,6 +559,12 @@ fn apply(
             viewers.watch(now, ep, swarm, config, chunk_size, steer);
         }
         Command::Seek(swarm, chunk) => viewers.seek(now, ep, swarm, chunk),
+        Command::PushLive(swarm, data, reply) => {
+            let _ = reply.send(ep.push_live_chunk(now, swarm, &data, unix_micros_now()));
+        }
+        Command::ReadLive(swarm, from, max, reply) => {
+            let _ = reply.send(read_live(ep, swarm, from, max));
+        }
         Command::Shutdown(done) => return Some(done),
     }
     None

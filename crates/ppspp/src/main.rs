@@ -29,6 +29,9 @@ enum Command {
     Hash(cmd::hash::HashArgs),
     /// Serve a file: print its swarm URL on stdout, then serve until interrupted.
     Seed(cmd::seed::SeedArgs),
+    /// Be the source of a live stream read from stdin or a file: print its
+    /// swarm URL on stdout, then sign and serve it as it arrives.
+    Live(cmd::live::LiveArgs),
     /// Download a swarm's content from the given and discovered peers.
     Get(cmd::get::GetArgs),
     /// Download a swarm and serve it over HTTP to a media player meanwhile.
@@ -47,6 +50,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Hash(args) => cmd::hash::run(&args),
         Command::Seed(args) => cmd::seed::run(&args),
+        Command::Live(args) => cmd::live::run(&args),
         Command::Get(args) => cmd::get::run(&args),
         Command::Stream(args) => cmd::stream::run(&args),
         Command::Lab(cmd) => cmd::lab::run(&cmd),

@@ -63,6 +63,14 @@ impl SignatureProfile {
         }
     }
 
+    /// The Unix µs a timestamp field written in this profile stands for.
+    pub fn unix_micros(self, timestamp: NtpTimestamp) -> Option<u64> {
+        match self {
+            SignatureProfile::Rfc7574 => unix_micros_from_ntp(timestamp),
+            SignatureProfile::Libswift => Some(timestamp.0),
+        }
+    }
+
     /// The bytes the injector signs for the munro `bin` with hash `hash`,
     /// its chunk spec written in `addressing`.
     pub fn signed_bytes(

@@ -5,6 +5,8 @@ pub mod contacts;
 pub mod get;
 pub mod hash;
 pub mod lab;
+pub mod live;
+pub mod live_url;
 pub mod log;
 pub mod node;
 pub mod output;

@@ -74,3 +74,62 @@ impl Endpoint {
         Ok(chunk)
     }
 }
+
+/// Reading a live stream back, for a driver that plays or relays it.
+impl Endpoint {
+    /// The first chunk `swarm` keeps and requests (a live swarm's floor:
+    /// the hook-in, then the start of the discard window); `None` before
+    /// the hook-in, and for a static swarm.
+    pub fn live_floor(&self, swarm: SwarmHandle) -> Option<ChunkIndex> {
+        self.swarms.get(swarm)?.live_floor()
+    }
+
+    /// The newest chunk of `swarm`'s live stream that is signed (at the
+    /// source) or under a trusted munro (at a receiver): the live edge as
+    /// this endpoint knows it.
+    pub fn live_edge(&self, swarm: SwarmHandle) -> Option<ChunkIndex> {
+        match self.swarms.get(swarm)?.integrity.live()? {
+            LiveIntegrity::Injector(i) => i.available().map(|r| r.last()),
+            LiveIntegrity::Receiver(v) => v.trusted_span().map(|r| r.last()),
+        }
+    }
+
+    /// When the source signed the munro holding `chunk`, in µs since the
+    /// Unix epoch by the source's clock: how old the chunk is.
+    pub fn live_signed_at(&self, swarm: SwarmHandle, chunk: ChunkIndex) -> Option<u64> {
+        let s = self.swarms.get(swarm)?;
+        let live = s.integrity.live()?;
+        let profile = s.live.as_ref()?.shape.params.profile;
+        profile.unix_micros(live.munro_for(chunk)?.timestamp)
+    }
+
+    /// The chunk size of `swarm`.
+    pub fn chunk_size(&self, swarm: SwarmHandle) -> Option<crate::chunk::ChunkSize> {
+        self.swarms.get(swarm).map(|s| s.chunk_size)
+    }
+
+    /// Reads verified chunk `chunk` of `swarm` into `out` (at least a chunk
+    /// long); its length, or `None` when it is not verified here or the
+    /// storage failed (reported as an event).
+    pub fn read_chunk(
+        &mut self,
+        swarm: SwarmHandle,
+        chunk: ChunkIndex,
+        out: &mut [u8],
+    ) -> Option<usize> {
+        let s = self.swarms.get_mut(swarm)?;
+        if !s.have.contains(chunk) {
+            return None;
+        }
+        match s.storage.read_chunk(chunk, out) {
+            Ok(n) => Some(n),
+            Err(e) => {
+                self.events.push_back(Event::StorageError {
+                    swarm,
+                    error: StorageFailure::new(StorageOp::ReadChunk(chunk), &e),
+                });
+                None
+            }
+        }
+    }
+}

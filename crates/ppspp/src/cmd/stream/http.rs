@@ -99,7 +99,7 @@ impl hyper::body::Body for Tracked {
     }
 }
 
-fn plain(status: StatusCode, text: &str) -> Response<Body> {
+pub fn plain(status: StatusCode, text: &str) -> Response<Body> {
     let mut r = Response::new(Body::Full(Some(Bytes::from(format!("{text}\n")))));
     *r.status_mut() = status;
     r.headers_mut().insert(
@@ -107,6 +107,15 @@ fn plain(status: StatusCode, text: &str) -> Response<Body> {
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
     r
+}
+
+impl super::server::Site for Gateway {
+    fn route(
+        self: Arc<Self>,
+        req: Request<Incoming>,
+    ) -> Pin<Box<dyn std::future::Future<Output = Response<Body>> + Send>> {
+        Box::pin(route(self, req))
+    }
 }
 
 /// The answer to one request.
@@ -135,6 +144,9 @@ pub async fn route(gw: Arc<Gateway>, req: Request<Incoming>) -> Response<Body> {
             }
             None => plain(StatusCode::SERVICE_UNAVAILABLE, "the node has stopped"),
         };
+    }
+    if resource != Resource::Content {
+        return plain(StatusCode::NOT_FOUND, "not a live stream: no playlist here");
     }
     content(gw, &req).await
 }

@@ -1,10 +1,11 @@
 //! `ppspp stream URL|SWARM-ID`: download a swarm like `get` and serve it
 //! over HTTP to a media player while it downloads, fetching first what the
-//! player asks for.
+//! player asks for. A live swarm's URL (`live.rs`) is watched live instead.
 
 mod conns;
 mod gateway;
 mod http;
+mod live;
 mod server;
 mod stall;
 mod stats;
@@ -28,6 +29,7 @@ use tokio::net::TcpListener;
 
 use super::args;
 use super::contacts::Contacts;
+use super::live_url::LiveUrl;
 use super::node::{
     interrupted, node_config, peers_of, runtime, set_connect_timeout, CONNECT_TIMEOUT,
 };
@@ -48,7 +50,7 @@ pub enum Player {
 }
 
 impl Player {
-    fn program(self) -> &'static str {
+    pub(crate) fn program(self) -> &'static str {
         match self {
             Player::Mpv => "mpv",
             Player::Vlc => "vlc",
@@ -60,7 +62,9 @@ impl Player {
 /// Arguments of `ppspp stream`.
 #[derive(Debug, Args)]
 pub struct StreamArgs {
-    /// A swarm URL (ppspp://HOST:PORT/<root>?cs=…&hf=…&cl=…) or a bare swarm id.
+    /// A swarm URL (ppspp://HOST:PORT/<root>?cs=…&hf=…&cl=…), a bare swarm
+    /// id, or a live swarm's URL (ppspp://HOST:PORT/<key>?live=1&…, or
+    /// libswift's tswift://HOST:PORT/<key>).
     pub target: String,
     /// A peer to download from (repeatable); peers found through PEX are used too.
     #[arg(long = "peer")]
@@ -86,6 +90,10 @@ pub struct StreamArgs {
     /// The media bitrate: sizes std-vod's windows and the buffer in seconds.
     #[arg(long, default_value = "1Mbit/s", value_parser = args::rate)]
     pub bitrate: u64,
+    /// Live streams: seconds behind the live edge a player starts (a
+    /// buffer against the network's hiccups; the lag it keeps).
+    #[arg(long, default_value = "3", value_parser = args::seconds)]
+    pub live_delay: Duration,
     /// Seconds of media in std-vod's and swift-vod's high-priority set,
     /// fetched in order from the playback position.
     #[arg(long, default_value = "10", value_parser = args::seconds)]
@@ -149,6 +157,19 @@ fn default_output(id: &str) -> Result<PathBuf> {
 /// Downloads and serves the swarm over HTTP until interrupted or until the
 /// player exits.
 pub fn run(args: &StreamArgs) -> Result<()> {
+    if LiveUrl::is_live(&args.target) {
+        let url = LiveUrl::parse(&args.target).map_err(|e| anyhow!(e))?;
+        let mut peers: Vec<SocketAddr> = url
+            .peer
+            .into_iter()
+            .chain(args.peers.iter().copied())
+            .collect();
+        peers.dedup();
+        if peers.is_empty() {
+            bail!("no peer to receive from: give a URL with an address or --peer ADDR");
+        }
+        return live::run(args, &url, peers);
+    }
     let url = SwarmUrl::parse(&args.target).map_err(|e| anyhow!(e))?;
     let peers = peers_of(&url, &args.peers)?;
     // The rate parser gives bytes per second; media bitrates are bits.
@@ -328,7 +349,7 @@ type Waiter = tokio::task::JoinHandle<std::io::Result<ExitStatus>>;
 
 /// Starts the player on `url`; a player that is not installed is a clear
 /// error, not a bare "No such file or directory".
-fn spawn_player(p: Player, url: &str) -> Result<(Player, Waiter)> {
+pub(crate) fn spawn_player(p: Player, url: &str) -> Result<(Player, Waiter)> {
     let program = p.program();
     let mut child = std::process::Command::new(program)
         .arg(url)
@@ -342,7 +363,7 @@ fn spawn_player(p: Player, url: &str) -> Result<(Player, Waiter)> {
     Ok((p, tokio::task::spawn_blocking(move || child.wait())))
 }
 
-fn player_outcome(p: Player, status: ExitStatus) -> Result<()> {
+pub(crate) fn player_outcome(p: Player, status: ExitStatus) -> Result<()> {
     if status.success() {
         Ok(())
     } else {

@@ -16,9 +16,17 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::Semaphore;
 
 use super::conns::{Budget, Permit};
-use super::gateway::Gateway;
-use super::http::route;
+use super::http::Body;
 use super::stall::StallGuard;
+
+/// What answers the requests: the VoD gateway, or a live one.
+pub trait Site: Send + Sync + 'static {
+    /// The answer to one request.
+    fn route(
+        self: Arc<Self>,
+        req: hyper::Request<hyper::body::Incoming>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = hyper::Response<Body>> + Send>>;
+}
 
 /// The HTTP side's limits.
 #[derive(Clone, Copy, Debug)]
@@ -66,7 +74,7 @@ const ACCEPT_BACKOFF: Duration = Duration::from_millis(100);
 
 /// Accepts connections until the process ends; each admitted connection is
 /// served on its own task.
-pub async fn serve(listener: TcpListener, gw: Arc<Gateway>, limits: Limits) {
+pub async fn serve<S: Site>(listener: TcpListener, gw: Arc<S>, limits: Limits) {
     let budget = Budget::new(limits.max_connections);
     let refusing = Arc::new(Semaphore::new(REFUSING));
     let mut builder = http1::Builder::new();
@@ -115,10 +123,10 @@ pub async fn serve(listener: TcpListener, gw: Arc<Gateway>, limits: Limits) {
 }
 
 /// Serves one connection until it ends or gives its place away.
-async fn connection(
+async fn connection<S: Site>(
     tcp: TcpStream,
     permit: Permit,
-    gw: Arc<Gateway>,
+    gw: Arc<S>,
     builder: http1::Builder,
     send_timeout: Option<Duration>,
 ) {
@@ -129,7 +137,7 @@ async fn connection(
         let gw = gw.clone();
         // In progress from the head to the end of the body.
         let busy = conn.busy();
-        async move { Ok::<_, Infallible>(route(gw, req).await.map(|b| b.tracked(busy))) }
+        async move { Ok::<_, Infallible>(gw.route(req).await.map(|b| b.tracked(busy))) }
     });
     tokio::select! {
         r = builder.serve_connection(io, svc) => {
