@@ -20,6 +20,14 @@ pub enum LiveIntegrity {
 }
 
 impl LiveIntegrity {
+    /// The newest signed munro held: the live edge as we know it.
+    pub fn newest(&self) -> Option<&SignedMunro> {
+        match self {
+            LiveIntegrity::Injector(i) => i.newest(),
+            LiveIntegrity::Receiver(v) => v.newest(),
+        }
+    }
+
     /// An INTEGRITY received: an uncle, or a munro hash to come signed. The
     /// injector takes none.
     pub fn offer_hash(&mut self, bin: Bin, hash: Hash) {

@@ -60,13 +60,23 @@ impl Announce {
             self.have_cursor = swarm.have_log.len();
             return;
         }
+        // A live swarm's HAVEs go with the newest munro's hash and
+        // signature while the peer holds no chunk under it: a joining
+        // libswift peer hooks in on that munro before it asks for anything
+        // (libswift's source does the same, `docs/libswift-live.md`), and
+        // ours confirms its hook-in with it.
+        let mut munro = newest_unheld_munro(swarm, remote_has);
+        let mut first_have = |w: &mut DatagramWriter<'_>| match munro.take() {
+            Some(m) => super::super::upload::push_signed_munro(swarm, sc, &m, w),
+            None => true,
+        };
         if let Some(from) = self.have_sweep {
             let rest = ChunkRange::new(from, crate::chunk::MAX_CHUNK_INDEX);
             let runs: Vec<ChunkRange> = rest
                 .map(|r| swarm.have.filled_runs_in(r).take(64).collect())
                 .unwrap_or_default();
             for r in &runs {
-                if !push_have_range(swarm, sc, w, *r) {
+                if !first_have(w) || !push_have_range(swarm, sc, w, *r) {
                     return;
                 }
                 self.have_sweep = Some(r.last().0 + 1);
@@ -113,13 +123,21 @@ impl Announce {
                 if remote_has.is_filled(range) {
                     continue;
                 }
-                if !push_have_range(swarm, sc, w, range) {
+                if !first_have(w) || !push_have_range(swarm, sc, w, range) {
                     return;
                 }
             }
             self.have_cursor += n;
         }
     }
+}
+
+/// The newest signed munro of a live swarm, if the peer holds no chunk
+/// under it.
+fn newest_unheld_munro(swarm: &Swarm, remote_has: &Binmap) -> Option<crate::live::SignedMunro> {
+    let m = swarm.integrity.live()?.newest()?;
+    let range = m.bin.chunks()?;
+    remote_has.is_empty_range(range).then(|| m.clone())
 }
 
 /// Writes HAVE for `range` if all of it fits.

@@ -104,20 +104,8 @@ impl Upload {
         w.set_limit(limit);
         if let Some(m) = &munro {
             // RFC 7574 §6.1.2.3: the munro hash, then its signature, then
-            // the uncles up to it (libswift needs the two adjacent).
-            let Some(s) = sc.spec_for_bin(swarm, m.bin) else {
-                return;
-            };
-            let signed = Message::SignedIntegrity {
-                spec: s,
-                timestamp: m.timestamp,
-                signature: &m.signature,
-            };
-            let integrity = Message::Integrity {
-                spec: s,
-                hash: m.hash,
-            };
-            if w.push(&integrity).is_err() || w.push(&signed).is_err() {
+            // the uncles up to it.
+            if !push_signed_munro(swarm, sc, m, w) {
                 return;
             }
         }
@@ -274,6 +262,32 @@ impl Upload {
             Some(uncles)
         }
     }
+}
+
+/// Writes a munro's hash and, right after it, its signature (libswift
+/// takes the hash received last as the munro's, so the two must be
+/// adjacent). False if they did not fit.
+pub(in crate::proto::channel) fn push_signed_munro(
+    swarm: &Swarm,
+    sc: &Scope<'_>,
+    m: &SignedMunro,
+    w: &mut DatagramWriter<'_>,
+) -> bool {
+    let Some(s) = sc.spec_for_bin(swarm, m.bin) else {
+        return false;
+    };
+    let integrity = Message::Integrity {
+        spec: s,
+        hash: m.hash,
+    };
+    let signed = Message::SignedIntegrity {
+        spec: s,
+        timestamp: m.timestamp,
+        signature: &m.signature,
+    };
+    // Message ids, two specs, the hash, the timestamp, the signature.
+    let need = 2 + 2 * sc.spec_len() + sc.params.hash_len() + 8 + m.signature.len();
+    w.remaining() >= need && w.push(&integrity).is_ok() && w.push(&signed).is_ok()
 }
 
 /// The signed munro to send before the DATA of `chunk` in a live swarm:

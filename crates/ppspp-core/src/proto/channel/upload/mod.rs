@@ -13,6 +13,7 @@ use crate::proto::upload::{QueueFull, UploadQueue};
 use crate::time::Instant;
 
 mod data;
+pub(in crate::proto::channel) use data::push_signed_munro;
 
 /// One channel's upload side: inputs `handle_request`, `handle_cancel`,
 /// `handle_ack`, `handle_have`, `handle_timeout`; output `poll_data`
