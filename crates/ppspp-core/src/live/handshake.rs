@@ -10,7 +10,7 @@
 //! swallows what follows. Option 3 is always sent: libswift leaves the
 //! method uninitialised without it.
 
-use super::LiveParams;
+use super::{LiveMethod, LiveParams};
 use crate::hash::HashFunction;
 use crate::proto::IncompatibleOptions;
 use crate::wire::{
@@ -42,7 +42,7 @@ pub fn our_live_options<'a>(
         version: Some(PPSPP_VERSION),
         min_version: Some(PPSPP_VERSION),
         swarm_id,
-        integrity: Some(ContentIntegrity::UnifiedMerkleTree),
+        integrity: Some(shape.params.method.integrity()),
         signature_algorithm: Some(shape.algorithm),
         addressing: Some(addressing),
         discard_window: Some(shape.window),
@@ -70,9 +70,11 @@ pub fn check_live_options(
     shape: &LiveShape,
 ) -> Result<LiveOffer, IncompatibleOptions> {
     IncompatibleOptions::check_version(opts)?;
-    match opts.integrity {
-        None | Some(ContentIntegrity::UnifiedMerkleTree) => {}
-        Some(other) => return Err(IncompatibleOptions::Integrity(other)),
+    if LiveMethod::of(opts.integrity) != Some(shape.params.method) {
+        let theirs = opts
+            .integrity
+            .unwrap_or(ContentIntegrity::UnifiedMerkleTree);
+        return Err(IncompatibleOptions::Integrity(theirs));
     }
     let theirs = opts.signature_algorithm.unwrap_or_default();
     if theirs != shape.algorithm {

@@ -15,11 +15,46 @@ use super::subtree::MunroNodes;
 use crate::bin::Bin;
 use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::hash::{Hash, HashFunction};
-use crate::wire::ChunkAddressing;
+use crate::wire::{ChunkAddressing, ContentIntegrity};
+
+/// How a live stream's chunks are vouched for (RFC 7574 §6.1, option 3).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LiveMethod {
+    /// The unified Merkle tree (§6.1.2, code 3): a signature per munro,
+    /// chunks verified against its hash. libswift's, and the default.
+    #[default]
+    UnifiedMerkleTree,
+    /// Sign All (§6.1.1, code 2): a signature per chunk, over the chunk
+    /// itself. Handled as munros of one chunk whose signature covers the
+    /// chunk's bytes (`sign_all.rs`), sent without the hash.
+    SignAll,
+}
+
+impl LiveMethod {
+    /// The handshake's content integrity protection method (option 3).
+    pub fn integrity(self) -> ContentIntegrity {
+        match self {
+            LiveMethod::UnifiedMerkleTree => ContentIntegrity::UnifiedMerkleTree,
+            LiveMethod::SignAll => ContentIntegrity::SignAll,
+        }
+    }
+
+    /// The method of option-3 `integrity`; a live peer naming none means
+    /// the unified Merkle tree (§7.5).
+    pub fn of(integrity: Option<ContentIntegrity>) -> Option<Self> {
+        match integrity {
+            None | Some(ContentIntegrity::UnifiedMerkleTree) => Some(LiveMethod::UnifiedMerkleTree),
+            Some(ContentIntegrity::SignAll) => Some(LiveMethod::SignAll),
+            _ => None,
+        }
+    }
+}
 
 /// The parameters of a live swarm that shape its munros and signatures.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LiveParams {
+    /// How chunks are vouched for.
+    pub method: LiveMethod,
     /// Chunks per signed munro.
     pub munro: MunroSize,
     /// The Merkle hash function (libswift's live trees use SHA-1).
@@ -30,11 +65,24 @@ pub struct LiveParams {
     pub addressing: ChunkAddressing,
 }
 
+impl LiveParams {
+    /// The parameters as the method needs them: Sign All's munros are
+    /// single chunks signed in RFC 7574's profile.
+    pub fn normalised(mut self) -> Self {
+        if self.method == LiveMethod::SignAll {
+            self.munro = MunroSize::SINGLE;
+            self.profile = SignatureProfile::Rfc7574;
+        }
+        self
+    }
+}
+
 impl Default for LiveParams {
     /// libswift's shape: 32-chunk munros, SHA-1, 32-bit chunk ranges, and
     /// RFC 7574's signatures.
     fn default() -> Self {
         LiveParams {
+            method: LiveMethod::UnifiedMerkleTree,
             munro: MunroSize::LIBSWIFT,
             hash_function: HashFunction::Sha1,
             profile: SignatureProfile::Rfc7574,
@@ -69,6 +117,7 @@ impl LiveInjector {
     /// An injector signing with `key`, keeping the newest `window_chunks`
     /// chunks' munros (rounded up to whole munros; `None`: keep all).
     pub fn new(key: LiveKeyPair, params: LiveParams, window_chunks: Option<u64>) -> Self {
+        let params = params.normalised();
         let per = params.munro.chunks();
         let keep = window_chunks.map_or(usize::MAX, |w| {
             usize::try_from(w.div_ceil(per).max(1)).unwrap_or(usize::MAX)
@@ -108,10 +157,20 @@ impl LiveInjector {
         self.pending.clear();
         let hash = nodes.munro_hash()?;
         let timestamp = self.params.profile.timestamp(unix_us);
-        let signed_bytes =
-            self.params
-                .profile
-                .signed_bytes(bin, self.params.addressing, timestamp, &hash);
+        let signed_bytes = match self.params.method {
+            LiveMethod::UnifiedMerkleTree => {
+                self.params
+                    .profile
+                    .signed_bytes(bin, self.params.addressing, timestamp, &hash)
+            }
+            // RFC 7574 §6.1.1: over the chunk's spec, timestamp and bytes.
+            LiveMethod::SignAll => super::sign_all::signed_bytes(
+                ChunkIndex(self.next - 1),
+                self.params.addressing,
+                timestamp,
+                data,
+            )?,
+        };
         let munro = SignedMunro {
             bin,
             hash,

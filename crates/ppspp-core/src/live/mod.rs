@@ -22,7 +22,7 @@ pub mod subtree;
 pub mod verifier;
 
 pub use handshake::{check_live_options, our_live_options, LiveOffer, LiveShape};
-pub use injector::{LiveInjector, LiveParams};
+pub use injector::{LiveInjector, LiveMethod, LiveParams};
 pub use key::{LiveKeyError, LiveKeyPair, LivePublicKey};
 pub use munro::{MunroSize, SignatureProfile, SignedMunro};
 pub use verifier::{LiveError, LiveVerifier, MunroVerdict};

@@ -134,6 +134,9 @@ impl MunroSize {
     /// libswift's `NCHUNKS_PER_SIG`: 32 chunks, layer 5.
     pub const LIBSWIFT: MunroSize = MunroSize { layer: 5 };
 
+    /// One chunk: Sign All's unit.
+    pub const SINGLE: MunroSize = MunroSize { layer: 0 };
+
     /// The largest munro accepted: 2^16 chunks, so a subtree's node table
     /// stays bounded whatever a peer announces.
     pub const MAX_LAYER: u32 = 16;

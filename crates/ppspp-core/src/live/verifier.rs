@@ -13,9 +13,10 @@
 
 use std::collections::BTreeMap;
 
-use super::injector::LiveParams;
+use super::injector::{LiveMethod, LiveParams};
 use super::key::LivePublicKey;
 use super::munro::{MunroSize, SignedMunro};
+use super::sign_all::{self, ChunkSignature};
 use super::subtree::{ClimbError, MunroNodes};
 use crate::bin::Bin;
 use crate::chunk::{ChunkIndex, ChunkRange};
@@ -67,6 +68,8 @@ pub enum MunroVerdict {
     New,
     /// A munro trusted already (its signature is not checked again).
     Known,
+    /// Sign All: a chunk's signature, checked when its DATA comes.
+    Pending,
 }
 
 /// A trusted munro and the hashes under it.
@@ -86,6 +89,9 @@ pub struct LiveVerifier {
     size_known: bool,
     /// The INTEGRITY hash received last, if it could be a munro's.
     candidate: Option<(Bin, Hash)>,
+    /// Sign All: the chunk signature received last, for the DATA after it
+    /// (one held, as `candidate`: a peer cannot make us keep more).
+    pending: Option<(Bin, NtpTimestamp, Vec<u8>)>,
     /// Trusted munros by index.
     trusted: BTreeMap<u64, Trusted>,
     /// The discard window, in chunks (`None`: keep all).
@@ -105,11 +111,14 @@ impl LiveVerifier {
         size_known: bool,
         window_chunks: Option<u64>,
     ) -> Self {
+        let params = params.normalised();
+        let size_known = size_known || params.method == LiveMethod::SignAll;
         let mut v = LiveVerifier {
             key,
             params,
             size_known,
             candidate: None,
+            pending: None,
             trusted: BTreeMap::new(),
             window_chunks,
             keep: u64::MAX,
@@ -170,6 +179,11 @@ impl LiveVerifier {
         if self.window_start_index().is_some_and(|first| index < first) {
             return Err(LiveError::OutsideWindow(bin));
         }
+        if self.params.method == LiveMethod::SignAll {
+            // Over the chunk's bytes: checked with its DATA.
+            self.pending = Some((bin, timestamp, signature.to_vec()));
+            return Ok(MunroVerdict::Pending);
+        }
         let hash = match self.candidate {
             Some((b, h)) if b == bin => h,
             _ => return Err(LiveError::NoMunroHash(bin)),
@@ -213,6 +227,9 @@ impl LiveVerifier {
     /// Checks a received chunk against its munro; on success its hashes
     /// are trusted (and can be served on).
     pub fn verify_chunk(&mut self, chunk: ChunkIndex, data: &[u8]) -> Result<(), LiveError> {
+        if self.params.method == LiveMethod::SignAll {
+            return self.verify_signed_chunk(chunk, data);
+        }
         let hf = self.params.hash_function;
         let t = self.find_mut(chunk).ok_or(LiveError::NoMunro(chunk))?;
         t.nodes
@@ -221,6 +238,49 @@ impl LiveVerifier {
                 ClimbError::MissingUncle(b) => LiveError::MissingUncle(chunk, b),
                 ClimbError::Mismatch => LiveError::Mismatch(chunk),
             })
+    }
+
+    /// Sign All (RFC 7574 §6.1.1): the chunk verifies against the
+    /// signature sent just before it, and is trusted as a munro of one.
+    fn verify_signed_chunk(&mut self, chunk: ChunkIndex, data: &[u8]) -> Result<(), LiveError> {
+        if self.has_chunk(chunk) {
+            return Ok(());
+        }
+        let leaf = Bin::leaf(chunk).ok_or(LiveError::NoMunro(chunk))?;
+        let (bin, timestamp, signature) = match self.pending.take() {
+            Some(p) if p.0 == leaf => p,
+            other => {
+                self.pending = other;
+                return Err(LiveError::NoMunro(chunk));
+            }
+        };
+        let sig = ChunkSignature {
+            chunk,
+            timestamp,
+            signature,
+        };
+        if !sign_all::verify_chunk(&self.key, &sig, self.params.addressing, data) {
+            return Err(LiveError::BadSignature(bin));
+        }
+        let hash = self.params.hash_function.digest(data);
+        let mut nodes = MunroNodes::trusting(bin, hash);
+        nodes
+            .verify(chunk, hash, self.params.hash_function)
+            .map_err(|_| LiveError::Mismatch(chunk))?;
+        let munro = SignedMunro {
+            bin,
+            hash,
+            timestamp,
+            signature: sig.signature,
+        };
+        self.trusted.insert(chunk.0, Trusted { munro, nodes });
+        self.discard();
+        Ok(())
+    }
+
+    /// Whether chunks come with their own signatures (Sign All).
+    pub fn signs_all(&self) -> bool {
+        self.params.method == LiveMethod::SignAll
     }
 
     fn index_of(&self, chunk: ChunkIndex) -> u64 {

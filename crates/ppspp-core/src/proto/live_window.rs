@@ -130,6 +130,11 @@ impl Swarm {
         (!taken).then_some(probe)
     }
 
+    /// Whether this live swarm signs every chunk (RFC 7574 §6.1.1).
+    pub(crate) fn live_signs_all(&self) -> bool {
+        matches!(self.integrity.live(), Some(LiveIntegrity::Receiver(v)) if v.signs_all())
+    }
+
     fn is_live_receiver(&self) -> bool {
         matches!(self.integrity.live(), Some(LiveIntegrity::Receiver(_)))
     }

@@ -185,12 +185,13 @@ impl SwarmSetup {
 
     fn live(
         id: Vec<u8>,
-        shape: LiveShape,
+        mut shape: LiveShape,
         chunk_size: ChunkSize,
         integrity: Integrity,
         storage: Box<dyn Storage>,
         picker: Box<dyn Picker>,
     ) -> Self {
+        shape.params = shape.params.normalised();
         SwarmSetup {
             root: HashFunction::Sha1.digest(&id),
             hash_function: shape.params.hash_function,

@@ -6,7 +6,8 @@
 //! the handshake does not: the chunk size, the munro size (libswift does
 //! not negotiate it, `docs/libswift-live.md`), what a signature covers
 //! (`sig=rfc`, RFC 7574 §6.1.2.2, or `sig=libswift`: the munro hash
-//! alone) and the source's discard window in chunks (§6.1.3, option 7).
+//! alone), the source's discard window in chunks (§6.1.3, option 7), and
+//! `method=sign-all` for a stream signed chunk by chunk (§6.1.1).
 //! libswift's own `tswift:/<hex>` form (or `tswift://HOST:PORT/<hex>`) is
 //! read as a libswift swarm: its profile, 1 KiB chunks, the munro size
 //! learned from the first signed munro.
@@ -14,7 +15,7 @@
 use std::fmt;
 use std::net::{SocketAddr, ToSocketAddrs};
 
-use ppspp_core::live::{LivePublicKey, MunroSize, SignatureProfile};
+use ppspp_core::live::{LiveMethod, LivePublicKey, MunroSize, SignatureProfile};
 use ppspp_core::wire::LiveSignatureAlgorithm;
 use ppspp_core::ChunkSize;
 
@@ -33,6 +34,8 @@ pub struct LiveUrl {
     pub profile: SignatureProfile,
     /// The source's discard window in chunks, when it has one.
     pub window: Option<u64>,
+    /// How chunks are vouched for.
+    pub method: LiveMethod,
 }
 
 impl LiveUrl {
@@ -86,6 +89,13 @@ impl LiveUrl {
                         format!("unknown signature profile '{v}' (rfc, libswift)")
                     })?;
                 }
+                "method" => {
+                    url.method = match v {
+                        "umt" => LiveMethod::UnifiedMerkleTree,
+                        "sign-all" => LiveMethod::SignAll,
+                        _ => return Err(format!("unknown live method '{v}' (umt, sign-all)")),
+                    };
+                }
                 "win" => {
                     let n: u64 = v.parse().map_err(|_| format!("bad window '{v}'"))?;
                     url.window = (n > 0).then_some(n);
@@ -111,6 +121,7 @@ impl LiveUrl {
             munro: None,
             profile: SignatureProfile::Rfc7574,
             window: None,
+            method: LiveMethod::UnifiedMerkleTree,
         })
     }
 
@@ -156,6 +167,9 @@ impl fmt::Display for LiveUrl {
         if let Some(w) = self.window {
             write!(f, "&win={w}")?;
         }
+        if self.method == LiveMethod::SignAll {
+            write!(f, "&method=sign-all")?;
+        }
         Ok(())
     }
 }
@@ -181,11 +195,19 @@ mod tests {
             munro: MunroSize::new(64),
             profile: SignatureProfile::Libswift,
             window: Some(4096),
+            method: LiveMethod::UnifiedMerkleTree,
         };
         let s = url.to_string();
         assert!(LiveUrl::is_live(&s), "{s}");
         assert_eq!(LiveUrl::parse(&s).unwrap(), url);
         assert_eq!(url.algorithm(), LiveSignatureAlgorithm::ECDSAP256SHA256);
+        let sign_all = LiveUrl {
+            method: LiveMethod::SignAll,
+            ..url
+        };
+        let s = sign_all.to_string();
+        assert!(s.contains("method=sign-all"), "{s}");
+        assert_eq!(LiveUrl::parse(&s).unwrap(), sign_all);
     }
 
     #[test]

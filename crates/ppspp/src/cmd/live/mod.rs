@@ -11,10 +11,12 @@ use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use clap::{Args, ValueEnum};
 use ppspp_core::cc::CongestionControl;
-use ppspp_core::live::{LiveInjector, LiveParams, LiveShape, MunroSize, SignatureProfile};
+use ppspp_core::live::{
+    LiveInjector, LiveMethod, LiveParams, LiveShape, MunroSize, SignatureProfile,
+};
 use ppspp_core::pick::PickerKind;
 use ppspp_core::pick::{MediaRate, VodWindows};
 use ppspp_core::proto::SwarmSetup;
@@ -55,6 +57,15 @@ pub enum Signatures {
     Libswift,
 }
 
+/// How chunks are vouched for (RFC 7574 §6.1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Method {
+    /// The unified Merkle tree: a signature per munro (libswift's).
+    Umt,
+    /// Sign All: a signature per chunk (more CPU and bytes; ppspp peers only).
+    SignAll,
+}
+
 /// Arguments of `ppspp live`.
 #[derive(Debug, Args)]
 pub struct LiveArgs {
@@ -75,6 +86,10 @@ pub struct LiveArgs {
     /// What signatures cover: rfc (RFC 7574) or libswift (its live mode).
     #[arg(long, value_enum, default_value = "rfc")]
     pub signatures: Signatures,
+    /// How chunks are vouched for: umt (a signature per munro) or
+    /// sign-all (a signature per chunk).
+    #[arg(long, value_enum, default_value = "umt")]
+    pub method: Method,
     /// Chunk size in bytes (1 to 32768).
     #[arg(long, default_value = "1024", value_parser = args::chunk_size)]
     pub chunk_size: ChunkSize,
@@ -123,11 +138,20 @@ pub fn run(args: &LiveArgs) -> Result<()> {
         Signatures::Rfc => SignatureProfile::Rfc7574,
         Signatures::Libswift => SignatureProfile::Libswift,
     };
+    let method = match args.method {
+        Method::Umt => LiveMethod::UnifiedMerkleTree,
+        Method::SignAll => LiveMethod::SignAll,
+    };
+    if method == LiveMethod::SignAll && profile == SignatureProfile::Libswift {
+        bail!("libswift has no Sign All: --signatures libswift needs --method umt");
+    }
     let params = LiveParams {
+        method,
         munro,
         profile,
         ..LiveParams::default()
-    };
+    }
+    .normalised();
     let input: Box<dyn Read + Send> = match args.input.as_str() {
         "-" => Box::new(std::io::stdin()),
         path => Box::new(std::fs::File::open(path).with_context(|| format!("cannot open {path}"))?),
@@ -161,9 +185,10 @@ pub fn run(args: &LiveArgs) -> Result<()> {
             peer: Some(args.announce.unwrap_or_else(|| announce_addr(node.local_addr()))),
             id,
             chunk_size: cs,
-            munro: Some(munro),
+            munro: Some(params.munro),
             profile,
             window: Some(args.window),
+            method,
         };
         println!("{url}");
         use std::io::Write;

@@ -135,6 +135,11 @@ impl Announce {
 /// The newest signed munro of a live swarm, if the peer holds no chunk
 /// under it.
 fn newest_unheld_munro(swarm: &Swarm, remote_has: &Binmap) -> Option<crate::live::SignedMunro> {
+    let live = swarm.live.as_ref()?;
+    if live.shape.params.method == crate::live::LiveMethod::SignAll {
+        // A chunk's signature is of no use without the chunk.
+        return None;
+    }
     let m = swarm.integrity.live()?.newest()?;
     let range = m.bin.chunks()?;
     remote_has.is_empty_range(range).then(|| m.clone())

@@ -195,6 +195,10 @@ impl Download {
                     return Ok(());
                 }
                 swarm.on_verified(chunk, data.len(), sc.peer.addr);
+                if swarm.live_signs_all() {
+                    // Under Sign All a chunk is its own munro, trusted now.
+                    swarm.on_live_munro_trusted(ChunkRange::single(chunk).expect("a chunk"));
+                }
                 sc.peer.stats.chunks_received += 1;
                 sc.peer.stats.payload_bytes_received += data.len() as u64;
                 // In MSS per chunk, as the requests were counted.
@@ -280,7 +284,7 @@ impl Download {
                 }
                 Ok(())
             }
-            Ok(MunroVerdict::Known) => Ok(()),
+            Ok(MunroVerdict::Known | MunroVerdict::Pending) => Ok(()),
             Err(e) if e.is_forgery() => {
                 swarm.stats.live_munros_refused += 1;
                 Err(self.reject(swarm, sc))

@@ -10,7 +10,7 @@ use crate::bin::Bin;
 use crate::binmap::Binmap;
 use crate::chunk::ChunkIndex;
 use crate::hash::Hash;
-use crate::live::SignedMunro;
+use crate::live::{LiveMethod, SignedMunro};
 use crate::proto::event::Event;
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
@@ -285,9 +285,15 @@ pub(in crate::proto::channel) fn push_signed_munro(
         timestamp: m.timestamp,
         signature: &m.signature,
     };
+    // Sign All (RFC 7574 §6.1.1): the signature covers the chunk itself;
+    // no hash goes with it.
+    let sign_all = swarm
+        .live
+        .as_ref()
+        .is_some_and(|l| l.shape.params.method == LiveMethod::SignAll);
     // Message ids, two specs, the hash, the timestamp, the signature.
     let need = 2 + 2 * sc.spec_len() + sc.params.hash_len() + 8 + m.signature.len();
-    w.remaining() >= need && w.push(&integrity).is_ok() && w.push(&signed).is_ok()
+    w.remaining() >= need && (sign_all || w.push(&integrity).is_ok()) && w.push(&signed).is_ok()
 }
 
 /// The signed munro to send before the DATA of `chunk` in a live swarm:

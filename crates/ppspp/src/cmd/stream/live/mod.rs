@@ -37,10 +37,12 @@ pub fn run(args: &StreamArgs, url: &LiveUrl, peers: Vec<SocketAddr>) -> Result<(
     let munro = url.munro.unwrap_or(MunroSize::LIBSWIFT);
     let shape = LiveShape {
         params: LiveParams {
+            method: url.method,
             munro,
             profile: url.profile,
             ..LiveParams::default()
-        },
+        }
+        .normalised(),
         algorithm: url.algorithm(),
         window: DiscardWindow::Window(window),
         chunk_size: None,
@@ -48,7 +50,12 @@ pub fn run(args: &StreamArgs, url: &LiveUrl, peers: Vec<SocketAddr>) -> Result<(
     // Hook in far enough behind the newest munro that the HTTP response,
     // which starts `--live-delay` behind the edge, finds its chunks.
     let bitrate_bps = args.bitrate.saturating_mul(8);
-    let behind = hook_in_munros(args.live_delay, bitrate_bps, cs.bytes_u64(), munro);
+    let behind = hook_in_munros(
+        args.live_delay,
+        bitrate_bps,
+        cs.bytes_u64(),
+        shape.params.munro,
+    );
     let setup = SwarmSetup::live_receiver(
         &url.id,
         shape,
