@@ -12,13 +12,18 @@ fuzz_target!(|data: &[u8]| {
     };
     if let Some(t) = Target::parse(path) {
         // The swarm is the first segment; what follows it is nothing (or a
-        // slash) for the content, `/stats` for the status.
+        // slash, or `.ts`) for the content, `/stats` for the status, and a
+        // live stream's playlist or a numbered segment.
         let rest = path.trim_start_matches('/');
         assert!(rest.starts_with(t.swarm) && !t.swarm.contains('/'), "{path:?}");
         let after = &rest[t.swarm.len()..];
         match t.resource {
-            Resource::Content => assert!(after.is_empty() || after == "/", "{path:?}"),
+            Resource::Content => {
+                assert!(matches!(after, "" | "/" | ".ts"), "{path:?}")
+            }
             Resource::Stats => assert_eq!(after, "/stats", "{path:?}"),
+            Resource::Playlist => assert_eq!(after, "/live.m3u8", "{path:?}"),
+            Resource::Segment(n) => assert_eq!(after, format!("/seg/{n}.ts"), "{path:?}"),
         }
     }
 });

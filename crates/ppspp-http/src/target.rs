@@ -33,9 +33,10 @@ impl<'a> Target<'a> {
     pub fn parse(path: &'a str) -> Option<Target<'a>> {
         let path = path.trim_start_matches('/');
         let (swarm, rest) = path.split_once('/').unwrap_or((path, ""));
-        let swarm = match rest {
-            "" => swarm.strip_suffix(".ts").unwrap_or(swarm),
-            _ => swarm,
+        // `/<id>.ts` (nothing after it) is the content too.
+        let swarm = match path.contains('/') {
+            false => swarm.strip_suffix(".ts").unwrap_or(swarm),
+            true => swarm,
         };
         let resource = match rest {
             "" => Resource::Content,
@@ -43,8 +44,10 @@ impl<'a> Target<'a> {
             "live.m3u8" => Resource::Playlist,
             _ => {
                 let n = rest.strip_prefix("seg/")?.strip_suffix(".ts")?;
-                // Digits only: no sign, no spaces, at most u64.
-                if n.is_empty() || !n.bytes().all(|b| b.is_ascii_digit()) {
+                // Digits only, no sign, no space, no leading zero (one
+                // name per segment), at most u64.
+                let canonical = n == "0" || !n.starts_with('0');
+                if n.is_empty() || !canonical || !n.bytes().all(|b| b.is_ascii_digit()) {
                     return None;
                 }
                 Resource::Segment(n.parse().ok()?)
@@ -84,6 +87,11 @@ mod tests {
         );
         assert_eq!(Target::parse("/abc/seg/.ts"), None);
         assert_eq!(Target::parse("/abc/seg/+1.ts"), None);
+        assert_eq!(Target::parse("/abc/seg/07.ts"), None);
+        assert_eq!(
+            Target::parse("/abc/seg/0.ts"),
+            t("abc", Resource::Segment(0))
+        );
         assert_eq!(Target::parse("/abc/seg/99999999999999999999.ts"), None);
         assert_eq!(Target::parse("/abc/seg/1"), None);
     }

@@ -24,10 +24,10 @@ use ppspp_udp::{LiveRead, NodeHandle};
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
-use super::entry::EntryScan;
-use super::segments::{packet_start, Segments};
 use crate::cmd::stream::http::{plain, Body};
 use crate::cmd::stream::server::Site;
+use ppspp_http::hls::{packet_start, Segments};
+use ppspp_http::ts_entry::EntryScan;
 
 /// Chunks read from the node at a time for a response.
 const READ_CHUNKS: usize = 16;

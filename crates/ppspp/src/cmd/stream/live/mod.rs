@@ -2,9 +2,7 @@
 //! 7574 §6.1: verified against the source's signatures), relay it to other
 //! peers, and serve it over HTTP as it arrives (`gateway.rs`).
 
-mod entry;
 mod gateway;
-pub mod segments;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::sync::Arc;

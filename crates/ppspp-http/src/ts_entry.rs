@@ -7,7 +7,7 @@
 //! and parameter sets it never got, and reports errors until the next
 //! keyframe.
 
-use super::segments::TS_PACKET;
+use crate::hls::TS_PACKET;
 
 const P: usize = TS_PACKET as usize;
 /// Stop looking for a keyframe after this many bytes and start anyway: a
