@@ -214,6 +214,51 @@ fn a_receiver_slower_than_the_stream_skips_forward_with_the_window() {
 }
 
 #[test]
+fn a_receiver_never_asks_a_peer_for_what_left_the_peers_window() {
+    // The source keeps 32 munros (3.2 s of this stream); the receiver
+    // would keep 128. A receiver slower than the stream must not ask for
+    // what the source dropped (libswift answers such a request with
+    // another chunk's bytes): it cuts what the source announced to the
+    // source's window, picks past the window's oldest quarter, and keeps
+    // receiving recent chunks.
+    let (src, h, id) = source(32 * MUNRO, P256);
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), src);
+    push(&mut net, h, 0..4 * MUNRO);
+    let config = EndpointConfig {
+        download_limit: Some(200_000),
+        ..EndpointConfig::default()
+    };
+    let (rx, rh) = receiver(&id, 128 * MUNRO, P256, 0, config, net.now);
+    net.add(addr(2), rx);
+    let munros = 240u64;
+    let mut got = Vec::new();
+    for m in 4..munros {
+        push(&mut net, h, m * MUNRO..(m + 1) * MUNRO);
+        net.run_for(Duration::from_millis(100), |_| false);
+        if m % 20 == 0 {
+            got.push(net.node(addr(2)).swarm_stats(rh).unwrap().chunks_verified);
+        }
+    }
+    let ep = net.node(addr(2));
+    let stats = ep.swarm_stats(rh).unwrap();
+    let newest = ep
+        .have(rh)
+        .unwrap()
+        .last_filled_to(ChunkIndex(1 << 40))
+        .unwrap();
+    assert!(
+        newest.0 + 32 * MUNRO >= munros * MUNRO,
+        "still receiving within the source's window: newest {newest:?}, edge {}: {stats:?}",
+        munros * MUNRO - 1
+    );
+    // It receives all along, at about the rate its limit allows (195
+    // chunks/s): every 2 s, at least 200 more chunks.
+    assert!(got.windows(2).all(|w| w[1] >= w[0] + 200), "{got:?}");
+    assert_eq!(stats.chunks_rejected, 0);
+}
+
+#[test]
 fn haves_far_beyond_the_live_edge_are_refused_and_counted() {
     let (src, h, id) = source(1024, P256);
     let mut net = Net::new(Duration::from_millis(10));

@@ -370,6 +370,10 @@ impl Swarm {
             Some(l) => check_live_options(opts, &l.shape).map(|o| Offer {
                 addressing: o.addressing,
                 extended: false,
+                window: match o.window {
+                    DiscardWindow::KeepAll => None,
+                    DiscardWindow::Window(w) => Some(w),
+                },
             }),
             None => check_options(opts, self.hash_function, self.chunk_size),
         }

@@ -198,6 +198,7 @@ impl Channel {
     pub fn handle_opening(&mut self, source: ChannelId, offer: &Offer, compat: Compat) {
         self.remote = source;
         self.hs.handle_opening(offer, compat);
+        self.down.handle_peer_window(offer.window);
     }
 
     /// (Responder) the opening HANDSHAKE came again with `len` bytes: our

@@ -231,6 +231,7 @@ mod tests {
         let offer = Offer {
             addressing: ChunkAddressing::ChunkRanges32,
             extended: false,
+            window: None,
         };
         h.handle_received(100);
         h.handle_opening(&offer, Compat::Auto);
@@ -260,6 +261,7 @@ mod tests {
         let offer = Offer {
             addressing: ChunkAddressing::Bins32,
             extended: true,
+            window: None,
         };
         h.handle_answer(&opts, &offer);
         h.handle_established();

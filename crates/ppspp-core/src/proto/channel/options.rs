@@ -51,6 +51,9 @@ pub(crate) struct Offer {
     pub addressing: ChunkAddressing,
     /// Whether the peer sent options 8 or 9: answer in kind.
     pub extended: bool,
+    /// A live peer's discard window in chunks (option 7; `None`: it keeps
+    /// everything, or the swarm is static).
+    pub window: Option<u64>,
 }
 
 /// Checks a peer's options against our swarm: a version range holding
@@ -86,6 +89,7 @@ pub(crate) fn check_options(
     Ok(Offer {
         addressing: opts.addressing.unwrap_or_default(),
         extended: opts.supported_messages.is_some() || opts.chunk_size.is_some(),
+        window: None,
     })
 }
 
@@ -110,7 +114,8 @@ mod tests {
             offer,
             Offer {
                 addressing: ChunkAddressing::ChunkRanges32,
-                extended: true
+                extended: true,
+                window: None,
             }
         );
         let plain = our_options(

@@ -193,6 +193,7 @@ impl Channel {
             Ok(offer) => {
                 self.remote = source;
                 self.hs.handle_answer(options, &offer);
+                self.down.handle_peer_window(offer.window);
                 self.establish(swarm, ctx);
             }
             Err(why) => {

@@ -60,6 +60,7 @@ fn a_responder_answers_at_once_then_waits_for_the_third_datagram() {
     let offer = Offer {
         addressing: ChunkAddressing::ChunkRanges32,
         extended: true,
+        window: None,
     };
     ch.handle_opening(ChannelId(4), &offer, Compat::Auto);
     assert_eq!(ch.remote(), ChannelId(4));

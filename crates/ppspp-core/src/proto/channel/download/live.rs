@@ -9,6 +9,29 @@ use crate::chunk::{ChunkIndex, ChunkRange, MAX_CHUNK_INDEX};
 use crate::proto::swarm::Swarm;
 
 impl Download {
+    /// The peer's discard window, as its handshake said.
+    pub fn handle_peer_window(&mut self, window: Option<u64>) {
+        self.peer_window = window;
+    }
+
+    /// Where picks from this peer start at the earliest in a live swarm:
+    /// past the oldest quarter of what its window keeps. A receiver that
+    /// lags behind a peer with a small window would otherwise ask it for
+    /// the chunks about to leave that window, which are gone by the time
+    /// the request is served: each times out, the request window shrinks,
+    /// and the receiver falls further behind (seen with a source keeping
+    /// 4 munros and a receiver at 5/8 of the stream's rate: it stopped
+    /// receiving after 550 chunks).
+    pub(super) fn live_pick_floor(&self) -> Option<ChunkIndex> {
+        let w = self.peer_window?;
+        let newest = self
+            .remote_has
+            .last_filled_to(ChunkIndex(MAX_CHUNK_INDEX))?;
+        Some(ChunkIndex(
+            newest.0.saturating_sub(w.saturating_sub(1)) + w / 4,
+        ))
+    }
+
     /// Hooks in (once per swarm) and trims the peer's chunk set to the
     /// floor. Returns a chunk to ask for before the picker's choice when
     /// the peer is far ahead of us (`Swarm::live_probe`).
@@ -22,7 +45,16 @@ impl Download {
         let probe = newest
             .and_then(|n| swarm.live_probe(n))
             .filter(|&c| !self.outstanding.chunks().contains(c));
-        let Some(floor) = swarm.live_floor().filter(|_| swarm.live_hooked()) else {
+        // Below the floor, and below what the peer's own window keeps: a
+        // libswift peer announces every chunk since 0 whatever its window,
+        // and answers a request outside it with another chunk's bytes
+        // (`docs/libswift-live.md`).
+        let floor = swarm.live_floor().filter(|_| swarm.live_hooked());
+        let peer_first = self
+            .peer_window
+            .zip(newest)
+            .map(|(w, n)| ChunkIndex(n.0.saturating_sub(w.saturating_sub(1))));
+        let Some(floor) = floor.max(peer_first) else {
             return probe;
         };
         if floor <= self.live_trimmed {

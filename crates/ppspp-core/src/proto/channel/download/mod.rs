@@ -70,8 +70,10 @@ pub(crate) struct Download {
     /// The swarm's `releases` at the last pick: `pick_idle_until` and
     /// `dry` hold only while it has not moved.
     releases_seen: u64,
-    /// In a live swarm, the floor `remote_has` was last cut to.
+    /// In a live swarm, the chunk `remote_has` was last cut to.
     live_trimmed: ChunkIndex,
+    /// A live peer's discard window in chunks, from its handshake.
+    peer_window: Option<u64>,
 }
 
 impl Download {
@@ -100,6 +102,7 @@ impl Download {
             dry: DryBlocks::new(),
             releases_seen: 0,
             live_trimmed: ChunkIndex(0),
+            peer_window: None,
         }
     }
 

@@ -90,7 +90,7 @@ impl Download {
             late: &swarm.doubled,
             availability: &swarm.availability,
             peer_counted: !self.remote_complete,
-            playhead: swarm.pick_start(),
+            playhead: swarm.pick_start().max(self.live_pick_floor()),
             dry: chunk_count.map(|n| self.dry.view(n)),
             link,
         };
