@@ -107,6 +107,9 @@ pub struct LiveRead {
     /// When the source signed `start`'s munro (µs since the Unix epoch,
     /// the source's clock), if known.
     pub signed_at: Option<u64>,
+    /// The first verified chunk at or after `start`: where a reader
+    /// waiting for a chunk that never came could go on.
+    pub next_verified: Option<ChunkIndex>,
 }
 
 /// Talks to a running node.
@@ -483,6 +486,7 @@ fn read_live(
         edge: ep.live_edge(swarm),
         start,
         signed_at: ep.live_signed_at(swarm, start),
+        next_verified: ep.have(swarm).and_then(|h| h.first_filled_from(start)),
         chunks,
     })
 }

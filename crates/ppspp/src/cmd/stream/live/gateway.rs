@@ -38,6 +38,9 @@ const PLAYLIST_SEGMENTS: u64 = 6;
 /// How long a request waits for the stream to start or a segment to
 /// complete before it is answered 503 / 404.
 const WAIT: Duration = Duration::from_secs(20);
+/// A response waiting for a missing chunk skips to the next verified one
+/// once the edge is this many times the start delay ahead of it.
+const SKIP_BEHIND_FACTOR: u64 = 2;
 /// How long a wait for the next chunk lasts before asking again anyway.
 const RECHECK: Duration = Duration::from_millis(500);
 
@@ -142,6 +145,18 @@ impl LiveGateway {
                 align = true;
             }
             if r.chunks.is_empty() {
+                // Too far behind the edge waiting for a chunk that may never
+                // come (no peer had it in time): skip to the next one there
+                // is, as a live player would rather than stall for good.
+                let behind = r.edge.map_or(0, |e| e.0.saturating_sub(next));
+                if let Some(c) = r.next_verified.filter(|c| c.0 > next) {
+                    if behind > SKIP_BEHIND_FACTOR * self.delay_chunks.max(1) {
+                        self.skipped.fetch_add(c.0 - next, Ordering::Relaxed);
+                        next = c.0;
+                        align = true;
+                        continue;
+                    }
+                }
                 if started {
                     self.waits.fetch_add(1, Ordering::Relaxed);
                 }
