@@ -118,17 +118,25 @@ impl super::server::Site for Gateway {
     }
 }
 
+/// `405` for anything but GET and HEAD, the only methods served.
+pub fn refuse_method<B>(req: &Request<B>) -> Option<Response<Body>> {
+    if req.method() == Method::GET || req.method() == Method::HEAD {
+        return None;
+    }
+    let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD");
+    r.headers_mut()
+        .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
+    Some(r)
+}
+
 /// The answer to one request.
 pub async fn route(gw: Arc<Gateway>, req: Request<Incoming>) -> Response<Body> {
     let resource = match Target::parse(req.uri().path()) {
         Some(t) if t.swarm.eq_ignore_ascii_case(&gw.id) => t.resource,
         _ => return plain(StatusCode::NOT_FOUND, "no such swarm here"),
     };
-    if req.method() != Method::GET && req.method() != Method::HEAD {
-        let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD");
-        r.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-        return r;
+    if let Some(refusal) = refuse_method(&req) {
+        return refusal;
     }
     if resource == Resource::Stats {
         return match stats::document(&gw).await {

@@ -10,6 +10,7 @@ mod server;
 mod stall;
 mod stats;
 mod storage;
+mod until_done;
 
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::PathBuf;
@@ -30,9 +31,7 @@ use tokio::net::TcpListener;
 use super::args;
 use super::contacts::Contacts;
 use super::live_url::LiveUrl;
-use super::node::{
-    interrupted, node_config, peers_of, runtime, set_connect_timeout, CONNECT_TIMEOUT,
-};
+use super::node::{node_config, peers_of, runtime, set_connect_timeout, CONNECT_TIMEOUT};
 use super::output::{self, Opened};
 use super::url::SwarmUrl;
 use gateway::Gateway;
@@ -197,7 +196,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     if let Some(status) = opened.status() {
         eprintln!("ppspp: {status}");
     }
-    let mut complete = opened.complete();
+    let complete = opened.complete();
     let Opened {
         target,
         storage,
@@ -259,54 +258,23 @@ pub fn run(args: &StreamArgs) -> Result<()> {
             Some(p) => Some(spawn_player(p, &http_url)?),
             None => None,
         };
-        let outcome = tokio::select! {
-            r = interrupted() => r.map_err(anyhow::Error::from),
-            r = async {
-                match player {
-                    Some((p, h)) => Some((p, h.await)),
-                    None => std::future::pending().await,
-                }
-            } => match r {
-                Some((p, Ok(Ok(status)))) => player_outcome(p, status),
-                Some((p, Ok(Err(e)))) => Err(anyhow!("waiting for {}: {e}", p.program())),
-                Some((_, Err(e))) => Err(anyhow!(e)),
-                None => Ok(()),
-            },
-            r = async {
-                // Peers that refused or went silent are tried again.
-                let mut tick = tokio::time::interval(Duration::from_millis(250));
-                loop {
-                    let ev = tokio::select! {
-                        ev = events.recv() => ev,
-                        _ = tick.tick() => {
-                            for peer in contacts.due(Instant::now()) {
-                                node.connect(swarm, peer)?;
-                            }
-                            continue;
-                        }
-                    };
-                    let Some(ev) = ev else {
-                        return Err(anyhow!("the node stopped"));
-                    };
-                    contacts.on_event(&ev, Instant::now());
-                    match ev {
-                        Event::StorageError { error, .. } => {
-                            return Err(anyhow!("cannot store the content: {error}"));
-                        }
-                        Event::Complete { .. } => {
-                            complete = true;
-                            eprintln!("ppspp: download complete; serving until interrupted");
-                        }
-                        _ => {}
-                    }
-                    // A player would wait forever for what nobody can send;
-                    // complete content needs no peer.
-                    if !complete && contacts.all_failed() && !contacts.retrying() {
-                        bail!("{}", contacts.failure(&swarm_id));
-                    }
-                }
-            } => r,
+        let complete = std::cell::Cell::new(complete);
+        let watch = until_done::Watch {
+            node: &node,
+            swarm,
+            events: &mut events,
+            contacts: &mut contacts,
+            id: &swarm_id,
+            storing: "store the content",
         };
+        let on_event = |ev: &Event| {
+            if let Event::Complete { .. } = ev {
+                complete.set(true);
+                eprintln!("ppspp: download complete; serving until interrupted");
+            }
+        };
+        // Complete content needs no peer.
+        let outcome = until_done::run(watch, player, on_event, || !complete.get()).await;
         // Returns once the last checkpoint is on disk, or says why not.
         node.shutdown()
             .await
@@ -345,7 +313,7 @@ fn raise_fd_limit(max_connections: u32) {
     }
 }
 
-type Waiter = tokio::task::JoinHandle<std::io::Result<ExitStatus>>;
+pub(crate) type Waiter = tokio::task::JoinHandle<std::io::Result<ExitStatus>>;
 
 /// Starts the player on `url`; a player that is not installed is a clear
 /// error, not a bare "No such file or directory".

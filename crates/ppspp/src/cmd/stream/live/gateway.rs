@@ -24,7 +24,7 @@ use ppspp_udp::{LiveRead, NodeHandle};
 use serde_json::json;
 use tokio::sync::{mpsc, watch};
 
-use crate::cmd::stream::http::{plain, Body};
+use crate::cmd::stream::http::{plain, refuse_method, Body};
 use crate::cmd::stream::server::Site;
 use ppspp_http::hls::{packet_start, Segments};
 use ppspp_http::ts_entry::EntryScan;
@@ -351,11 +351,8 @@ impl LiveGateway {
             Some(t) if t.swarm.eq_ignore_ascii_case(&self.id) => t.resource,
             _ => return plain(StatusCode::NOT_FOUND, "no such swarm here"),
         };
-        if req.method() != Method::GET && req.method() != Method::HEAD {
-            let mut r = plain(StatusCode::METHOD_NOT_ALLOWED, "only GET and HEAD");
-            r.headers_mut()
-                .insert(header::ALLOW, HeaderValue::from_static("GET, HEAD"));
-            return r;
+        if let Some(refusal) = refuse_method(&req) {
+            return refusal;
         }
         let head = req.method() == Method::HEAD;
         let mut r = match resource {

@@ -12,16 +12,16 @@ use anyhow::{anyhow, Context, Result};
 use ppspp_core::live::{LiveParams, LiveShape, MunroSize};
 use ppspp_core::pick::PickerKind;
 use ppspp_core::pick::{MediaRate, VodWindows};
-use ppspp_core::proto::{Event, SwarmSetup};
+use ppspp_core::proto::SwarmSetup;
 use ppspp_core::storage::LiveRing;
 use ppspp_core::wire::DiscardWindow;
 use tokio::net::TcpListener;
 
-use super::server;
 use super::StreamArgs;
+use super::{server, until_done};
 use crate::cmd::contacts::Contacts;
 use crate::cmd::live_url::LiveUrl;
-use crate::cmd::node::{interrupted, node_config, runtime, set_connect_timeout};
+use crate::cmd::node::{node_config, runtime, set_connect_timeout};
 use gateway::LiveGateway;
 
 /// The window a viewer keeps when the URL does not give the source's:
@@ -113,44 +113,15 @@ pub fn run(args: &StreamArgs, url: &LiveUrl, peers: Vec<SocketAddr>) -> Result<(
             Some(p) => Some(super::spawn_player(p, &http_url)?),
             None => None,
         };
-        let outcome = tokio::select! {
-            r = interrupted() => r.map_err(anyhow::Error::from),
-            r = async {
-                match player {
-                    Some((p, h)) => Some((p, h.await)),
-                    None => std::future::pending().await,
-                }
-            } => match r {
-                Some((p, Ok(Ok(status)))) => super::player_outcome(p, status),
-                Some((p, Ok(Err(e)))) => Err(anyhow!("waiting for {}: {e}", p.program())),
-                Some((_, Err(e))) => Err(anyhow!(e)),
-                None => Ok(()),
-            },
-            r = async {
-                let mut tick = tokio::time::interval(Duration::from_millis(250));
-                loop {
-                    let ev = tokio::select! {
-                        ev = events.recv() => ev,
-                        _ = tick.tick() => {
-                            for peer in contacts.due(Instant::now()) {
-                                node.connect(swarm, peer)?;
-                            }
-                            continue;
-                        }
-                    };
-                    let Some(ev) = ev else {
-                        return Err(anyhow!("the node stopped"));
-                    };
-                    contacts.on_event(&ev, Instant::now());
-                    if let Event::StorageError { error, .. } = ev {
-                        return Err(anyhow!("cannot keep the stream: {error}"));
-                    }
-                    if contacts.all_failed() && !contacts.retrying() {
-                        anyhow::bail!("{}", contacts.failure(&id));
-                    }
-                }
-            } => r,
+        let watch = until_done::Watch {
+            node: &node,
+            swarm,
+            events: &mut events,
+            contacts: &mut contacts,
+            id: &id,
+            storing: "keep the stream",
         };
+        let outcome = until_done::run(watch, player, |_| {}, || true).await;
         node.shutdown().await?;
         task.await??;
         outcome
