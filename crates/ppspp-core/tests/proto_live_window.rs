@@ -15,7 +15,9 @@ use ppspp_core::pick;
 use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmHandle, SwarmSetup};
 use ppspp_core::storage::LiveRing;
 use ppspp_core::time::Instant;
-use ppspp_core::wire::{ChannelId, ChunkSpec, DiscardWindow, LiveSignatureAlgorithm, Message};
+use ppspp_core::wire::{
+    ChannelId, ChunkSpec, DiscardWindow, LiveSignatureAlgorithm, Message, Timestamp,
+};
 use ppspp_core::{ChunkIndex, ChunkRange, ChunkSize};
 
 /// Chunks per munro (the default munro size).
@@ -293,11 +295,22 @@ fn haves_far_beyond_the_live_edge_are_refused_and_counted() {
     let near = ChunkSpec::Chunks(ChunkRange::single(ChunkIndex(1 << 21)).unwrap());
     let bytes = datagram(to, &[Message::Have(far), Message::Have(near)]);
     net.inject(addr(1), addr(2), bytes);
+    // And a chunk past the edge, under no signed munro: never stored.
+    let beyond = ChunkIndex(40 * MUNRO);
+    let payload = chunk(beyond.0);
+    let data = Message::Data {
+        spec: ChunkSpec::Chunks(ChunkRange::single(beyond).unwrap()),
+        timestamp: Timestamp(0),
+        payload: &payload,
+    };
+    net.inject(addr(1), addr(2), datagram(to, &[data]));
     push(&mut net, h, 5 * MUNRO..6 * MUNRO);
     net.run_for(Duration::from_secs(2), |_| false);
     let ep = net.node(addr(2));
     let stats = ep.swarm_stats(rh).unwrap();
     assert_eq!(stats.haves_refused, 2, "{stats:?}");
+    assert_eq!(stats.live_chunks_refused, 1, "{stats:?}");
+    assert!(!ep.has_chunk(rh, beyond));
     assert!(
         ep.has_chunk(rh, ChunkIndex(6 * MUNRO - 1)),
         "the stream goes on"

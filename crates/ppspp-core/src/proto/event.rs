@@ -121,6 +121,9 @@ pub struct SwarmStats {
     pub live_munros_refused: u64,
     /// Where a live receiver hooked in (its first chunk), once it did.
     pub live_hook_in: Option<ChunkIndex>,
+    /// Live chunks received under no trusted munro (beyond the live edge
+    /// as we know it, or out of the window): never stored.
+    pub live_chunks_refused: u64,
     /// Chunks of a live stream passed over unreceived because the discard
     /// window moved past them (a receiver too slow for the stream).
     pub live_chunks_skipped: u64,

@@ -246,6 +246,9 @@ impl Download {
             ) => {
                 // Not the peer's fault for sure (an INTEGRITY may have been
                 // lost, the size is not settled yet): ask again.
+                if swarm.live.is_some() {
+                    swarm.stats.live_chunks_refused += 1;
+                }
                 self.release(chunk, sc);
                 Ok(())
             }
