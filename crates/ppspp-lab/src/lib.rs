@@ -9,11 +9,13 @@
 //! [`results`] and [`report`] write a run's folder, [`outdir`] keeps
 //! folders from mixing old files with new; [`sweep`] expands grids and
 //! [`family`] reads folders of scenarios swept together;
-//! [`log`] prints `tracing` output in virtual time.
+//! [`log`] prints `tracing` output in virtual time; [`live`] holds the
+//! live source and viewers (RFC 7574 §6.1).
 
 pub mod agent;
 pub mod content;
 pub mod family;
+pub mod live;
 pub mod log;
 pub mod net;
 pub mod outdir;

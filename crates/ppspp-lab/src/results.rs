@@ -2,7 +2,9 @@
 //! (queue-occupancy samples of the recorded links), `waits.csv` (per-packet
 //! queueing delays of traced flows), `link_stats.csv`
 //! (counters of every link), `progress.csv`, `flows.csv` (cross traffic),
-//! `rates.csv` (bytes per flow over time) and `summary.json`.
+//! `rates.csv` (bytes per flow over time), `live.csv` (each live peer's
+//! lag, stalls, skips and bytes from the source and from peers) and
+//! `summary.json`.
 
 use std::fmt::Write as _;
 use std::fs;
@@ -11,6 +13,7 @@ use std::path::Path;
 
 use serde_json::json;
 
+use crate::live::metrics::{self as live_metrics, LiveSummary};
 use crate::net::LinkId;
 use crate::report::quantile;
 use crate::scenario::Role;
@@ -443,8 +446,23 @@ pub fn message_shares(t: &MessageTally, n: usize) -> String {
         .join(", ")
 }
 
-/// `summary.json`.
-pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
+/// The live summary of a run that streams live.
+pub fn live_summary(sim: &Simulation, peers: &[PeerResult]) -> Option<LiveSummary> {
+    let stream = sim.live()?;
+    live_metrics::summarize(peers, stream.clock, stream.bitrate)
+}
+
+/// `live.csv` (only its header without a live stream).
+pub fn live_csv(sim: &Simulation, peers: &[PeerResult]) -> String {
+    let clock = sim.live().map_or_else(
+        || crate::live::MediaClock::new(ppspp_core::ChunkSize::DEFAULT, 1),
+        |l| l.clock,
+    );
+    live_metrics::live_csv(peers, clock)
+}
+
+/// `summary.json`; `live` holds the live figures of a live run.
+pub fn summary_json(sum: &Summary, sim: &Simulation, live: Option<&LiveSummary>) -> String {
     let net = sim.network().stats();
     let v = json!({
         "name": sum.name,
@@ -473,6 +491,7 @@ pub fn summary_json(sum: &Summary, sim: &Simulation) -> String {
             "seek_waits_per_viewer": finite(p.mean_seek_waits),
             "seek_wait_s_per_viewer": finite(p.mean_seek_wait_s),
         })),
+        "live": live.map(live_metrics::summary_json),
         "messages_sent": messages_json(&sum.messages_sent),
         "datagrams_dropped": sum
             .datagrams_dropped
@@ -496,9 +515,10 @@ pub const SCENARIO_TOML: &str = "scenario.toml";
 
 /// The files [`write`] puts in a run's folder, in the order it writes them
 /// (the report adds [`crate::report::REPORT_HTML`] and plots).
-pub const RUN_FILES: [&str; 10] = [
+pub const RUN_FILES: [&str; 11] = [
     SCENARIO_TOML,
     "peers.csv",
+    "live.csv",
     "stalls.csv",
     "links.csv",
     "waits.csv",
@@ -525,9 +545,11 @@ pub fn write(
         summary.seed
     );
     // In the order of RUN_FILES.
+    let live = live_summary(sim, peers);
     let texts = [
         header + scenario_text,
         peers_csv(peers),
+        live_csv(sim, peers),
         stalls_csv(peers, summary.virtual_s),
         links_csv(sim),
         waits_csv(sim),
@@ -535,7 +557,7 @@ pub fn write(
         progress_csv(sim),
         flows_csv(sim),
         rates_csv(sim),
-        summary_json(summary, sim),
+        summary_json(summary, sim, live.as_ref()),
     ];
     for (name, text) in RUN_FILES.iter().zip(texts) {
         fs::write(dir.join(name), text)?;

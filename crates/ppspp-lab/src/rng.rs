@@ -28,6 +28,8 @@ pub enum Stream {
     Tracker = 5,
     /// A viewer's seeks (its player's seek model).
     Seek = 6,
+    /// A live source's signing key.
+    LiveKey = 7,
 }
 
 /// The seed of component `index` of kind `stream` in the experiment `seed`.

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use ppspp_core::time::Instant;
 
+use crate::live::metrics::LiveSummary;
 use crate::results::{self, Summary};
 use crate::scenario::{self, ScenarioError};
 use crate::sim::{BuildError, PeerResult, Simulation};
@@ -33,6 +34,8 @@ pub struct Outcome {
     pub peers: Vec<PeerResult>,
     /// The CSV files, by name, as written (for comparisons).
     pub csv: Vec<(&'static str, String)>,
+    /// The live figures, when the scenario streams live.
+    pub live: Option<LiveSummary>,
 }
 
 /// Runs the scenario `text` (named `file` in errors) with `seed` (or its
@@ -68,8 +71,10 @@ pub fn run_with_threads(
         results::write(dir, text, &sim, &summary, &peers)?;
         crate::report::write_report(dir)?;
     }
+    let live = results::live_summary(&sim, &peers);
     let csv = vec![
         ("peers.csv", results::peers_csv(&peers)),
+        ("live.csv", results::live_csv(&sim, &peers)),
         ("stalls.csv", results::stalls_csv(&peers, summary.virtual_s)),
         ("progress.csv", results::progress_csv(&sim)),
         ("links.csv", results::links_csv(&sim)),
@@ -82,6 +87,7 @@ pub fn run_with_threads(
         summary,
         peers,
         csv,
+        live,
     })
 }
 

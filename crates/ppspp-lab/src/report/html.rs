@@ -209,9 +209,56 @@ fn summary_rows(s: &Value) -> Vec<Vec<String>> {
             .unwrap_or(rows.len());
         rows.splice(at..at, playback);
     }
+    if s.get("live").is_some_and(Value::is_object) {
+        let at = rows
+            .iter()
+            .position(|(k, _)| *k == "Packets sent")
+            .unwrap_or(rows.len());
+        rows.splice(at..at, live_rows(&get));
+    }
     let mut rows: Vec<Vec<String>> = rows.into_iter().map(|(k, v)| vec![escape(k), v]).collect();
     rows.extend(message_rows(s));
     rows
+}
+
+/// The live stream's rows (RFC 7574 §6.1): the viewers' lag, continuity,
+/// stalls and skips, and where their bytes came from.
+fn live_rows(get: &dyn Fn(&[&str]) -> String) -> Vec<(&'static str, String)> {
+    let l = |k: &str| get(&["live", k]);
+    let l2 = |k: &str, q: &str| get(&["live", k, q]);
+    vec![
+        ("Live stream bitrate (bit/s)", l("bitrate_bps")),
+        ("Live media made (s)", l("streamed_s")),
+        (
+            "Live viewers / hooked in / started / ended",
+            format!(
+                "{} / {} / {} / {}",
+                l("viewers"),
+                l("hooked"),
+                l("started"),
+                l("ended")
+            ),
+        ),
+        ("Live startup delay p95 (s)", l2("startup_s", "p95")),
+        ("Live lag p50 (s)", l2("lag_s", "p50")),
+        ("Live lag p95 (s)", l2("lag_s", "p95")),
+        ("Live lag max (s)", l2("lag_s", "max")),
+        ("Live continuity mean", l2("continuity", "mean")),
+        ("Live continuity worst viewer", l2("continuity", "min")),
+        ("Live stalls per viewer", l("stalls_per_viewer")),
+        ("Live stall time per viewer (s)", l("stall_s_per_viewer")),
+        ("Live skips per viewer", l("skips_per_viewer")),
+        (
+            "Live media skipped per viewer (s)",
+            l("skipped_s_per_viewer"),
+        ),
+        (
+            "Live bytes to viewers from the source",
+            l("bytes_from_source"),
+        ),
+        ("Live bytes to viewers from peers", l("bytes_from_peers")),
+        ("Live source upload (x stream rate)", l("source_upload_x")),
+    ]
 }
 
 /// One row per message type sent: its bytes and their share of all bytes

@@ -4,6 +4,7 @@
 //! Unknown keys and bad values are errors that name the file, the line and
 //! what was expected.
 
+pub mod live;
 mod overrides;
 mod spec;
 mod value;
@@ -131,8 +132,12 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
         message,
         hint: (!hint.is_empty()).then(|| hint.to_string()),
     };
-    if s.content.size.0 == 0 {
-        return Err(err(None, "content.size must be at least 1 byte".into(), ""));
+    match &s.live {
+        Some(l) => live::check(s, l).map_err(|(m, h)| err(None, m, h))?,
+        None if s.content.size.0 == 0 => {
+            return Err(err(None, "content.size must be at least 1 byte".into(), ""));
+        }
+        None => {}
     }
     if s.swarm.tracker_notice.0.is_zero() {
         return Err(err(
@@ -241,6 +246,13 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
                     span,
                     format!("peer group '{}' has a player of bitrate 0", g.name),
                     "give the media bitrate, e.g. `bitrate = \"1Mbit/s\"`",
+                ));
+            }
+            if player.max_lag.is_some() && s.live.is_none() {
+                return Err(err(
+                    span,
+                    format!("peer group '{}': max_lag is for live viewers", g.name),
+                    "remove `max_lag`, or add a [live] stream",
                 ));
             }
             if let Some(seek) = player.seek {

@@ -61,6 +61,9 @@ pub struct Scenario {
     pub allow_incomplete: bool,
     /// The content every peer fetches.
     pub content: Content,
+    /// A live stream instead of static content (`[live]`).
+    #[serde(default)]
+    pub live: Option<super::live::LiveSpec>,
     /// How peers find each other.
     #[serde(default)]
     pub swarm: SwarmSpec,
@@ -86,7 +89,8 @@ pub struct Scenario {
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Content {
-    /// Bytes.
+    /// Bytes (required, except for a live stream, which has none).
+    #[serde(default)]
     pub size: Bytes,
     /// Bytes per chunk.
     #[serde(default = "default_chunk_size")]
@@ -226,7 +230,9 @@ pub struct Site {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Role {
-    /// Has the content from the start.
+    /// Has the content from the start; in a live scenario, the source
+    /// (`role = "source"` reads the same).
+    #[serde(alias = "source")]
     Seeder,
     /// Fetches it.
     Leecher,
@@ -496,6 +502,10 @@ pub struct PlayerSpec {
     /// `seek = { per_minute = 0.5 }`.
     #[serde(default)]
     pub seek: Option<SeekSpec>,
+    /// A live viewer lagging further behind the newest chunk it has skips
+    /// ahead (default 10 s; live only).
+    #[serde(default)]
+    pub max_lag: Option<Dur>,
 }
 
 /// A viewer's seeks: a Poisson process of `per_minute` seeks per minute

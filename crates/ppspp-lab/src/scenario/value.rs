@@ -87,7 +87,7 @@ impl TryFrom<Raw> for Bitrate {
 }
 
 /// A size in bytes (`"20MB"`, `"64KiB"`, `"1500B"`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Deserialize)]
 #[serde(try_from = "Raw")]
 pub struct Bytes(pub u64);
 

@@ -32,6 +32,8 @@ use ppspp_core::{ChunkSize, HashFunction};
 use rayon::prelude::*;
 
 use crate::content::SyntheticContent;
+use crate::live::metrics::{as_playback_stats, LivePeer};
+use crate::live::LiveStream;
 use crate::net::{LinkId, Network, Partitioning};
 use crate::packet::{FlowId, HostId};
 use crate::scenario::{host_ref, Role, Scenario};
@@ -80,6 +82,9 @@ pub enum BuildError {
     /// The content's hash tree could not be built.
     #[error(transparent)]
     Content(#[from] MerkleError),
+    /// The live stream could not be set up.
+    #[error(transparent)]
+    Live(#[from] crate::live::LiveSetupError),
     /// The threads for the partitions could not be started.
     #[error(transparent)]
     Threads(#[from] rayon::ThreadPoolBuildError),
@@ -137,6 +142,8 @@ pub struct PeerResult {
     pub messages_sent: MessageTally,
     /// The datagrams it dropped, by why.
     pub datagrams_dropped: DropCounts,
+    /// Its part in a live stream, if the run streams live.
+    pub live: Option<LivePeer>,
 }
 
 impl Simulation {
@@ -159,8 +166,20 @@ impl Simulation {
         let cs = ChunkSize::new(scenario.content.chunk_size.0)?;
         let hash = HashFunction::from_name(&scenario.content.hash)
             .ok_or_else(|| BuildError::UnknownHash(scenario.content.hash.clone()))?;
-        let content = SyntheticContent::new(scenario.content.size.0, cs, hash)?;
         let (net, plans) = plan::build(&scenario, seed);
+        // A live stream has no content to hash: its source makes it.
+        let (content, live) = match &scenario.live {
+            None => (
+                Some(SyntheticContent::new(scenario.content.size.0, cs, hash)?),
+                None,
+            ),
+            Some(spec) => {
+                let mut stream = LiveStream::new(&scenario, spec, cs, seed)?;
+                let source = plans.iter().find(|p| p.role == Role::Seeder);
+                stream.start = Instant::ZERO + source.map_or(Duration::ZERO, |p| p.arrival);
+                (None, Some(stream))
+            }
+        };
         let notice = scenario.swarm.tracker_notice.0;
         let lookahead = net.lookahead();
         let splittable = scenario.sites.is_empty()
@@ -205,6 +224,7 @@ impl Simulation {
                 scenario,
                 seed,
                 content,
+                live,
                 plans,
             },
             parts: parts_v,
@@ -320,6 +340,11 @@ impl Simulation {
     /// run has ended.
     pub fn network(&self) -> &Network {
         &self.parts[0].net
+    }
+
+    /// The live stream, when the scenario streams live.
+    pub fn live(&self) -> Option<&LiveStream> {
+        self.shared.live.as_ref()
     }
 
     /// The scenario being run.
@@ -458,7 +483,12 @@ impl Simulation {
                 }
             }
         }
-        let total = self.shared.content.chunk_count() as f64;
+        // A live swarm's progress is the share of the window held.
+        let total = match (&self.shared.content, &self.shared.live) {
+            (Some(c), _) => c.chunk_count() as f64,
+            (None, Some(l)) => l.window_chunks as f64,
+            (None, None) => 1.0,
+        };
         let (first, rest) = self.parts.split_at_mut(1);
         let first = &mut first[0];
         self.progress = (0..first.samples.len())
@@ -516,6 +546,14 @@ impl Simulation {
                         from_seeders += s.payload_bytes_received;
                     }
                 }
+                let live = self.live_peer(p);
+                let live_play = live.as_ref().and_then(|l| l.playback.as_ref());
+                let clock = self.shared.live.as_ref().map(|l| l.clock);
+                let playback = match (live_play, clock) {
+                    (Some(l), Some(c)) => Some(as_playback_stats(l, c)),
+                    _ => p.viewer.as_ref().and_then(|v| v.frozen()),
+                };
+                let live_stalls = p.live_viewer.as_ref().map(|v| v.frozen_stalls().to_vec());
                 PeerResult {
                     id: i as u32,
                     group: self.shared.scenario.peers[p.plan.group]
@@ -531,17 +569,33 @@ impl Simulation {
                     bytes_down_from_peers: stats.payload_bytes_received - from_seeders,
                     bytes_up: stats.payload_bytes_sent,
                     chunks_rejected: stats.chunks_rejected,
-                    playback: p.viewer.as_ref().and_then(|v| v.frozen()),
-                    stalls: p
-                        .viewer
-                        .as_ref()
-                        .and_then(|v| v.frozen_stall_log())
-                        .map(|log| log.spans().to_vec())
-                        .unwrap_or_default(),
+                    playback,
+                    stalls: live_stalls.unwrap_or_else(|| {
+                        p.viewer
+                            .as_ref()
+                            .and_then(|v| v.frozen_stall_log())
+                            .map(|log| log.spans().to_vec())
+                            .unwrap_or_default()
+                    }),
                     messages_sent: p.sent,
                     datagrams_dropped: p.dropped.clone(),
+                    live,
                 }
             })
             .collect()
+    }
+
+    /// Peer `p`'s part in the live stream, if any.
+    fn live_peer(&self, p: &Peer) -> Option<LivePeer> {
+        if let Some(s) = &p.live_source {
+            return Some(LivePeer {
+                made: s.made(),
+                playback: None,
+            });
+        }
+        p.live_viewer.as_ref().map(|v| LivePeer {
+            made: 0,
+            playback: v.frozen().cloned(),
+        })
     }
 }

@@ -32,6 +32,7 @@ use super::trace::{Kind, Record};
 use super::tracker::Tracker;
 use super::RateSample;
 use crate::content::SyntheticContent;
+use crate::live::LiveStream;
 use crate::log::{self, PeerName};
 use crate::net::{Network, Partitioning};
 use crate::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
@@ -46,8 +47,10 @@ pub struct Shared {
     pub scenario: Scenario,
     /// The experiment seed.
     pub seed: u64,
-    /// The content and its shared hash tree.
-    pub content: SyntheticContent,
+    /// The content and its shared hash tree (none for a live stream).
+    pub content: Option<SyntheticContent>,
+    /// The live stream, when the scenario streams live.
+    pub live: Option<LiveStream>,
     /// Every host's plan, by host id.
     pub plans: Vec<PeerPlan>,
     /// The tracker.
@@ -290,6 +293,12 @@ impl Partition {
             peer.fired = 1;
         }
         if let Some(ep) = peer.endpoint.as_mut() {
+            // A live source makes the chunks due (RFC 7574 §6.1.2).
+            if let (Some(src), Some(s)) = (peer.live_source.as_mut(), peer.swarm) {
+                if let Err(e) = src.produce(now, ep, s) {
+                    tracing::warn!("live source: {e}");
+                }
+            }
             ep.handle_timeout(now);
         }
         self.flush(i);
@@ -370,6 +379,16 @@ impl Partition {
                 next = Some(next.map_or(t, |n| n.min(t)));
             }
         }
+        if let (Some(v), Some(s)) = (peer.live_viewer.as_mut(), peer.swarm) {
+            if let Some(t) = v.update(now, ep, s) {
+                next = Some(next.map_or(t, |n| n.min(t)));
+            }
+            // A live viewer is done when it played the stream to its end.
+            completed |= v.ended();
+        }
+        if let Some(t) = peer.live_source.as_ref().and_then(|src| src.poll_timeout()) {
+            next = Some(next.map_or(t, |n| n.min(t)));
+        }
         // The core never asks for "now" again and again without progress
         // (`proto/endpoint/timers.rs`): many firings at one instant are a
         // bug of the core, not something to step over.
@@ -438,45 +457,53 @@ impl Partition {
         let spec = scenario.peers[group].get_ref();
         let mut ep = Endpoint::new(config, derive(shared.seed, Stream::Peer, u64::from(i)));
         ep.add_own_address(addr_of(HostId(i)));
-        let tree = shared.content.tree();
-        // Only leechers have players (the scenario check refuses others).
-        let player = spec.player;
-        let rate = pick::MediaRate {
-            chunk_size: tree.chunk_size(),
-            bitrate: player.map_or(Bitrate::MBIT, |p| Bitrate(p.bitrate.0)),
-        };
-        let defaults = pick::VodWindows::default();
-        let windows = pick::VodWindows {
-            high: spec.high_window.map_or(defaults.high, |d| d.0),
-            mid: spec.mid_window.map_or(defaults.mid, |d| d.0),
-        };
-        let picker = spec.picker().build(rate, windows);
-        let storage = Box::new(shared.content.storage());
-        let viewer = player.map(|p| {
-            let config = PlayerConfig {
-                bitrate: Bitrate(p.bitrate.0),
-                prebuffer: p.prebuffer.0,
-                rebuffer: p.rebuffer.0,
-            };
-            let v = Viewer::new(config, tree.chunk_size(), Some(tree.chunk_count()), now);
-            // The rate was checked when the scenario was read. Each viewer
-            // seeks from its own stream of the experiment seed, so seeks
-            // leave every other random choice as it was.
-            match p
-                .seek
-                .and_then(|s| SeekModel::per_minute(s.per_minute).ok())
-            {
-                Some(model) => v.with_seeks(model, rng(shared.seed, Stream::Seek, u64::from(i))),
-                None => v,
+        let (swarm, viewer) = match (&shared.content, &shared.live) {
+            (_, Some(stream)) => (self.live_swarm(i, now, shared, stream, &mut ep), None),
+            (Some(content), None) => {
+                let tree = content.tree();
+                // Only leechers have players (the scenario check refuses others).
+                let player = spec.player;
+                let rate = pick::MediaRate {
+                    chunk_size: tree.chunk_size(),
+                    bitrate: player.map_or(Bitrate::MBIT, |p| Bitrate(p.bitrate.0)),
+                };
+                let defaults = pick::VodWindows::default();
+                let windows = pick::VodWindows {
+                    high: spec.high_window.map_or(defaults.high, |d| d.0),
+                    mid: spec.mid_window.map_or(defaults.mid, |d| d.0),
+                };
+                let picker = spec.picker().build(rate, windows);
+                let storage = Box::new(content.storage());
+                let viewer = player.map(|p| {
+                    let config = PlayerConfig {
+                        bitrate: Bitrate(p.bitrate.0),
+                        prebuffer: p.prebuffer.0,
+                        rebuffer: p.rebuffer.0,
+                    };
+                    let v = Viewer::new(config, tree.chunk_size(), Some(tree.chunk_count()), now);
+                    // The rate was checked when the scenario was read. Each viewer
+                    // seeks from its own stream of the experiment seed, so seeks
+                    // leave every other random choice as it was.
+                    match p
+                        .seek
+                        .and_then(|s| SeekModel::per_minute(s.per_minute).ok())
+                    {
+                        Some(model) => {
+                            v.with_seeks(model, rng(shared.seed, Stream::Seek, u64::from(i)))
+                        }
+                        None => v,
+                    }
+                });
+                let setup = match role {
+                    Role::Seeder => SwarmSetup::seed(tree, storage, picker),
+                    Role::Leecher | Role::Host => {
+                        SwarmSetup::download_with_tree(tree, Binmap::new(), storage, picker)
+                    }
+                };
+                (ep.add_swarm(now, setup), viewer)
             }
-        });
-        let setup = match role {
-            Role::Seeder => SwarmSetup::seed(tree, storage, picker),
-            Role::Leecher | Role::Host => {
-                SwarmSetup::download_with_tree(tree, Binmap::new(), storage, picker)
-            }
+            (None, None) => (None, None),
         };
-        let swarm = ep.add_swarm(now, setup);
         let want = scenario.swarm.tracker_peers;
         let peer = self.peer_mut(i);
         if let Some(s) = swarm {
@@ -647,6 +674,9 @@ fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
     }
     c
 }
+
+#[path = "partition_live.rs"]
+mod live;
 
 #[cfg(test)]
 mod tests {

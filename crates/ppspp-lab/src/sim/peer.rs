@@ -10,6 +10,8 @@ use ppspp_core::wire::MessageTally;
 use rand::rngs::Xoshiro256PlusPlus;
 
 use super::plan::PeerPlan;
+use crate::live::source::LiveSource;
+use crate::live::viewer::LiveViewer;
 use crate::packet::HostId;
 use crate::rng::{rng, Stream};
 use ppspp_core::play::Viewer;
@@ -70,6 +72,10 @@ pub struct Peer {
     pub announced_have: u64,
     /// Its player, when the scenario gives its group one.
     pub viewer: Option<Viewer>,
+    /// Its live player, when it watches a live stream.
+    pub live_viewer: Option<LiveViewer>,
+    /// Its camera, when it is a live stream's source.
+    pub live_source: Option<LiveSource>,
 }
 
 impl Peer {
@@ -92,6 +98,8 @@ impl Peer {
             fired: 0,
             announced_have: 0,
             viewer: None,
+            live_viewer: None,
+            live_source: None,
         }
     }
 
@@ -108,6 +116,9 @@ impl Peer {
             self.sent = ep.stats().messages_sent;
             self.dropped = ep.stats().dropped.clone();
             if let Some(v) = self.viewer.as_mut() {
+                v.leave(now, ep, s);
+            }
+            if let Some(v) = self.live_viewer.as_mut() {
                 v.leave(now, ep, s);
             }
         }

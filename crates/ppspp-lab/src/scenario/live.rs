@@ -1,0 +1,129 @@
+//! The `[live]` table: a live stream (RFC 7574 §6.1) in place of static
+//! content. The scenario's one seeder (`role = "source"` reads the same)
+//! is the injector: it makes chunks at the stream's bitrate from its
+//! arrival and signs every munro; every leecher is a viewer with a live
+//! player (`crate::live`).
+
+use std::time::Duration;
+
+use ppspp_core::wire::LiveSignatureAlgorithm;
+use serde::Deserialize;
+
+use super::spec::{PeerGroup, Role, Scenario};
+use super::value::{Bitrate, Dur};
+
+fn default_window() -> Dur {
+    Dur(Duration::from_secs(30))
+}
+fn default_hook_in() -> u64 {
+    4
+}
+fn default_algorithm() -> String {
+    "ecdsa-p256".into()
+}
+
+/// A live stream.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LiveSpec {
+    /// The stream's bitrate: the source makes a chunk every
+    /// `chunk_size · 8 / bitrate` seconds.
+    pub bitrate: Bitrate,
+    /// How long the source streams from its arrival (default: until the
+    /// run ends). Rounded down to whole munros: only signed munros are
+    /// ever announced (§6.1.2.3).
+    #[serde(default)]
+    pub duration: Option<Dur>,
+    /// The live discard window in media time (§6.1.3; HANDSHAKE option 7),
+    /// rounded up to whole munros: what every peer keeps and serves.
+    #[serde(default = "default_window")]
+    pub window: Dur,
+    /// How many munros before the newest one a joining viewer hooks in
+    /// (default 4): some media to fill the prebuffer with at once.
+    #[serde(default = "default_hook_in")]
+    pub hook_in_behind: u64,
+    /// The source's signature algorithm (§6.1; DNSSEC numbers, §12.1):
+    /// `ecdsa-p256` (13, the default) or `ed25519` (15).
+    #[serde(default = "default_algorithm")]
+    pub algorithm: String,
+}
+
+impl LiveSpec {
+    /// The signature algorithm named, if known.
+    pub fn signature_algorithm(&self) -> Option<LiveSignatureAlgorithm> {
+        algorithm_by_name(&self.algorithm)
+    }
+}
+
+/// The live signature algorithms a scenario may name.
+pub fn algorithm_by_name(name: &str) -> Option<LiveSignatureAlgorithm> {
+    match name {
+        "ecdsa-p256" | "p256" => Some(LiveSignatureAlgorithm::ECDSAP256SHA256),
+        "ed25519" => Some(LiveSignatureAlgorithm::ED25519),
+        _ => None,
+    }
+}
+
+/// What is wrong with a live scenario, and a hint.
+pub(super) type Problem = (String, &'static str);
+
+/// Checks the `[live]` table against the rest of the scenario.
+pub(super) fn check(s: &Scenario, live: &LiveSpec) -> Result<(), Problem> {
+    if live.bitrate.0 == 0 {
+        return Err(("live.bitrate must be above 0".into(), "e.g. \"1Mbit/s\""));
+    }
+    if live.signature_algorithm().is_none() {
+        return Err((
+            format!("live.algorithm: unknown algorithm '{}'", live.algorithm),
+            "ecdsa-p256 or ed25519",
+        ));
+    }
+    if live.window.0.is_zero() {
+        return Err(("live.window must be above 0".into(), "30s is the default"));
+    }
+    if s.content.size.0 != 0 {
+        return Err((
+            "a live stream has no size: remove content.size".into(),
+            "the stream's length is live.duration",
+        ));
+    }
+    let sources: u32 = s
+        .peers
+        .iter()
+        .map(|g| g.get_ref())
+        .filter(|g| g.role == Role::Seeder)
+        .map(|g| g.count)
+        .sum();
+    if sources != 1 {
+        return Err((
+            format!("a live stream has one source; the scenario has {sources} seeders"),
+            "one [[peers]] group with role = \"source\" and count = 1",
+        ));
+    }
+    for g in s.peers.iter().map(|g| g.get_ref()) {
+        check_viewer(g, live)?;
+    }
+    Ok(())
+}
+
+fn check_viewer(g: &PeerGroup, live: &LiveSpec) -> Result<(), Problem> {
+    let Some(p) = &g.player else {
+        return Ok(());
+    };
+    if p.bitrate.0 != live.bitrate.0 {
+        return Err((
+            format!(
+                "peer group '{}': a live player plays at the stream's bitrate ({} bit/s), not {}",
+                g.name, live.bitrate.0, p.bitrate.0
+            ),
+            "give the player live.bitrate",
+        ));
+    }
+    if p.seek.is_some() {
+        return Err((
+            format!("peer group '{}': live viewers do not seek", g.name),
+            "remove `seek`",
+        ));
+    }
+    Ok(())
+}
