@@ -57,7 +57,7 @@ fn via(url: &str, addr: &str) -> String {
 
 /// A viewer of `url`, its UDP port fixed so another viewer can fetch
 /// from it.
-fn viewer(url: &str, udp: u16) -> Streamer {
+fn viewer(url: &str, udp: u16, extra: &[&str]) -> Streamer {
     let child = Command::new(bin())
         .args([
             "stream",
@@ -68,6 +68,7 @@ fn viewer(url: &str, udp: u16) -> Streamer {
             "1Mbit/s",
         ])
         .args(["--listen", &format!("127.0.0.1:{udp}")])
+        .args(extra)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
         .spawn()
@@ -133,9 +134,14 @@ fn a_live_stream_reaches_chained_viewers_and_decodes_cleanly() {
         .to_string();
     assert!(url.contains("live=1"), "{url}");
     let a_port = free_udp_port();
-    let a = viewer(&url, a_port);
+    let a = viewer(&url, a_port, &[]);
     let b_port = free_udp_port();
-    let b = viewer(&via(&url, &format!("127.0.0.1:{a_port}")), b_port);
+    // The second viewer fetches from the first only (no peers from PEX).
+    let b = viewer(
+        &via(&url, &format!("127.0.0.1:{a_port}")),
+        b_port,
+        &["--no-pex"],
+    );
     assert_ne!(source_addr, format!("127.0.0.1:{a_port}"));
 
     // 30 s of media from the second viewer, decoded as it arrives.
@@ -155,6 +161,10 @@ fn a_live_stream_reaches_chained_viewers_and_decodes_cleanly() {
     // ffmpeg's ultrafast test pattern comes to about 550 kbit/s: some
     // 2,000 chunks of 1 KiB in 30 s.
     assert!(sb["chunks_verified"].as_u64().unwrap() > 1000, "{sb}");
+    assert_eq!(
+        sb["peers_connected"], 1,
+        "the second viewer's one peer is the first: {sb}"
+    );
     let sa = a.stats();
     assert!(
         sa["payload_bytes_sent"].as_u64().unwrap() > 0,
@@ -164,7 +174,7 @@ fn a_live_stream_reaches_chained_viewers_and_decodes_cleanly() {
     // A viewer joining now, 30 s into the stream, starts near the edge,
     // not at the stream's start.
     let edge_then = sb["edge_chunk"].as_u64().unwrap();
-    let c = viewer(&url, free_udp_port());
+    let c = viewer(&url, free_udp_port(), &[]);
     let (_, _, frames) = decode(&format!("{}/live.m3u8", c.url), 4);
     assert!(
         frames >= 50,

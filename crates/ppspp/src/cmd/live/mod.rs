@@ -177,6 +177,9 @@ pub fn run(args: &LiveArgs) -> Result<()> {
         let mut config = node_config(args.listen, args.upload_limit, None);
         args.uploads.apply(&mut config.endpoint);
         config.endpoint.congestion = args.congestion.clone();
+        // A source serves whoever comes; it does not go looking for
+        // viewers among the addresses they tell it.
+        config.endpoint.pex_auto_connect = false;
         let (node, mut events, task) = ppspp_udp::start(config)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;

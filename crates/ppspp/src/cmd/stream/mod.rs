@@ -117,6 +117,10 @@ pub struct StreamArgs {
     /// to and the content is not complete, the command fails.
     #[arg(long, default_value = CONNECT_TIMEOUT, value_parser = args::seconds)]
     pub connect_timeout: Duration,
+    /// Connect only to the peers given (URL and --peer), not to peers
+    /// learned through PEX: a fixed chain or tree of viewers.
+    #[arg(long)]
+    pub no_pex: bool,
     /// Write over an existing -o file that is not a download of this swarm
     /// (one without its checkpoint PATH.ppspp beside it).
     #[arg(long)]
@@ -211,6 +215,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
         args.uploads.apply(&mut config.endpoint);
         config.endpoint.congestion = args.congestion.clone();
         set_connect_timeout(&mut config.endpoint, args.connect_timeout);
+        config.endpoint.pex_auto_connect = !args.no_pex;
         let (node, mut events, task) = ppspp_udp::start(config)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;

@@ -71,6 +71,7 @@ pub fn run(args: &StreamArgs, url: &LiveUrl, peers: Vec<SocketAddr>) -> Result<(
         args.uploads.apply(&mut config.endpoint);
         config.endpoint.congestion = args.congestion.clone();
         set_connect_timeout(&mut config.endpoint, args.connect_timeout);
+        config.endpoint.pex_auto_connect = !args.no_pex;
         let (node, mut events, task) = ppspp_udp::start(config)
             .await
             .with_context(|| format!("cannot listen on {}", args.listen))?;
