@@ -54,14 +54,17 @@ impl Segments {
     /// The stream byte segment `n` starts at: the first packet boundary at
     /// or after `n` targets.
     pub fn start(self, n: u64) -> u64 {
-        n.saturating_mul(self.target).div_ceil(TS_PACKET) * TS_PACKET
+        n.saturating_mul(self.target)
+            .div_ceil(TS_PACKET)
+            .saturating_mul(TS_PACKET)
     }
 
-    /// The chunks holding segment `n`: first and one past the last.
+    /// The chunks holding segment `n`: first and one past the last
+    /// (none for a segment past any stream: `n` comes from a request).
     pub fn chunks(self, n: u64) -> (u64, u64) {
         let first = self.start(n) / self.chunk_size;
-        let end = self.start(n + 1).div_ceil(self.chunk_size);
-        (first, end)
+        let end = self.start(n.saturating_add(1)).div_ceil(self.chunk_size);
+        (first, end.max(first))
     }
 
     /// The first segment wholly at or after chunk `floor`.
@@ -130,6 +133,15 @@ mod tests {
             assert!(len.abs_diff(s.target) < TS_PACKET, "{len}");
             let (first, end) = s.chunks(n);
             assert!(first * 1024 <= s.start(n) && s.start(n + 1) <= end * 1024);
+        }
+    }
+
+    #[test]
+    fn any_segment_number_has_bounds() {
+        let s = Segments::new(2.0, 1_000_000, 1024);
+        for n in [u64::MAX, u64::MAX - 1, u64::MAX / 250_000, 1 << 62] {
+            let (first, end) = s.chunks(n);
+            assert!(first <= end, "{n}");
         }
     }
 

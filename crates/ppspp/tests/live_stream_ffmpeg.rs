@@ -194,4 +194,11 @@ fn a_live_stream_reaches_chained_viewers_and_decodes_cleanly() {
     let sc = c.stats();
     let lag = sc["lag_s"].as_f64().expect("a lag once something played");
     assert!((0.0..8.0).contains(&lag), "lag {lag} s: {sc}");
+    // Segments no stream reaches are refused at once, whatever the number.
+    for n in ["18446744073709551615", "99999999"] {
+        let asked = Instant::now();
+        let r = c.request("GET", &format!("{}/seg/{n}.ts", c.path()), &[]);
+        assert_eq!(r.status, 404, "segment {n}");
+        assert!(asked.elapsed() < Duration::from_secs(5));
+    }
 }

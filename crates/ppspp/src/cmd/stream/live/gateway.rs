@@ -266,6 +266,16 @@ impl LiveGateway {
     /// Segment `n`, whole, once all its chunks are verified.
     async fn segment(&self, n: u64) -> Response<Body> {
         let (first, end) = self.segments.chunks(n);
+        // A segment not yet begun at the edge is not waited for: a client
+        // naming far-future segments holds no connection for long.
+        let edge = self
+            .read(0, 0)
+            .await
+            .and_then(|r| r.edge)
+            .map_or(0, |e| e.0);
+        if first > edge.saturating_add(end - first) || end == first {
+            return plain(StatusCode::NOT_FOUND, "no such segment");
+        }
         let want = usize::try_from(end - first).unwrap_or(usize::MAX);
         let mut verified = self.verified.clone();
         let deadline = tokio::time::Instant::now() + WAIT;
