@@ -163,7 +163,9 @@ fn a_late_receiver_hooks_in_the_set_number_of_munros_behind_the_newest() {
 
 #[test]
 fn a_receiver_slower_than_the_stream_skips_forward_with_the_window() {
-    let window = 8 * MUNRO;
+    // 3.2 s of this stream: longer than HAVEs may wait (0.5 s), as any
+    // real window is.
+    let window = 32 * MUNRO;
     let (src, h, id) = source(window, P256);
     let mut net = Net::new(Duration::from_millis(10));
     net.add(addr(1), src);
@@ -258,6 +260,67 @@ fn a_receiver_never_asks_a_peer_for_what_left_the_peers_window() {
     // chunks/s): every 2 s, at least 200 more chunks.
     assert!(got.windows(2).all(|w| w[1] >= w[0] + 200), "{got:?}");
     assert_eq!(stats.chunks_rejected, 0);
+}
+
+#[test]
+fn munros_arriving_out_of_order_from_two_relays_skip_nothing() {
+    // A receiver fetching from two relays trusts munros out of order; one
+    // two or more past the newest it had is ordinary, not a sign that it
+    // lags. (A re-hook on it deleted media not yet played, issue 24.)
+    // The window is 6.4 s of this stream: longer than the 0.5 s HAVEs may
+    // wait, so what a peer announced is still there when asked for.
+    let window = 64 * MUNRO;
+    let (src, h, id) = source(window, P256);
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), src);
+    push(&mut net, h, 0..2 * MUNRO);
+    for relay in [3u16, 4] {
+        let cs = ChunkSize::DEFAULT;
+        let mut ep = Endpoint::new(EndpointConfig::default(), u64::from(relay));
+        let setup = SwarmSetup::live_receiver(
+            &id,
+            shape(window, P256),
+            false,
+            cs,
+            Box::new(LiveRing::new(cs, window)),
+            pick::by_name("sequential").unwrap(),
+        )
+        .unwrap();
+        let rh = ep.add_swarm(Instant::ZERO, setup).unwrap();
+        ep.connect(net.now, rh, addr(1)).unwrap();
+        net.add(addr(relay), ep);
+    }
+    net.run_for(Duration::from_millis(500), |_| false);
+    // Not from the source: from the two relays.
+    let now = net.now;
+    let cs = ChunkSize::DEFAULT;
+    let setup = SwarmSetup::live_receiver(
+        &id,
+        shape(window, P256),
+        false,
+        cs,
+        Box::new(LiveRing::new(cs, window)),
+        pick::by_name("sequential").unwrap(),
+    )
+    .unwrap()
+    .hook_in_behind(1);
+    let mut rx = Endpoint::new(EndpointConfig::default(), 2);
+    let rh = rx.add_swarm(Instant::ZERO, setup).unwrap();
+    rx.connect(now, rh, addr(3)).unwrap();
+    rx.connect(now, rh, addr(4)).unwrap();
+    net.add(addr(2), rx);
+    for m in 2..120u64 {
+        push(&mut net, h, m * MUNRO..(m + 1) * MUNRO);
+        net.run_for(Duration::from_millis(100), |_| false);
+    }
+    let ep = net.node(addr(2));
+    let stats = ep.swarm_stats(rh).unwrap();
+    assert_eq!(stats.live_chunks_skipped, 0, "{stats:?}");
+    let hook = stats.live_hook_in.expect("hooked in").0;
+    assert!(
+        stats.chunks_verified >= 120 * MUNRO - hook - 2 * MUNRO,
+        "{stats:?}"
+    );
 }
 
 #[test]

@@ -166,10 +166,22 @@ impl Swarm {
         self.live.as_ref().map_or(0, |l| l.hook_in_behind)
     }
 
+    /// Under Sign All, the newest chunk trusted before `chunk` (which was
+    /// just trusted): the live edge as it was.
+    pub(crate) fn live_edge_before(&self, chunk: ChunkIndex) -> Option<ChunkIndex> {
+        let before = chunk.0.checked_sub(1)?;
+        self.have.last_filled_to(ChunkIndex(before))
+    }
+
     /// A munro was trusted: it confirms or moves the hook-in, and the
     /// window may have moved past the floor, taking what we had and asked
-    /// for below it.
-    pub(crate) fn on_live_munro_trusted(&mut self, munro: ChunkRange) {
+    /// for below it. `edge_before` is the newest chunk under a trusted
+    /// munro before this one.
+    pub(crate) fn on_live_munro_trusted(
+        &mut self,
+        munro: ChunkRange,
+        edge_before: Option<ChunkIndex>,
+    ) {
         let Some(LiveIntegrity::Receiver(v)) = self.integrity.live() else {
             return;
         };
@@ -198,11 +210,17 @@ impl Swarm {
             return;
         }
         let before = self.live_floor.map_or(0, |f| f.0);
-        // A munro more than a window past the floor came from a probe: we
-        // lagged. Hook in again as a joining viewer would, behind it.
+        // A munro more than a window past the edge we knew came from a
+        // probe: we lagged. Hook in again as a joining viewer would, behind
+        // it. (Not past the floor: the floor trails the edge by a window,
+        // so any munro two ahead of the edge would count, and munros from
+        // several peers arrive out of order all the time.)
         let window = v.window_chunks().unwrap_or(u64::MAX);
-        let jumped = munro.first().0 > before.saturating_add(window);
+        let jumped = edge_before.is_some_and(|e| munro.first().0 > e.0.saturating_add(window));
         let behind = self.hook_in_behind().saturating_mul(munro.len());
+        // (A receiver that lags less than that creeps along the window's
+        // start; its picks start past the oldest quarter of each peer's
+        // window, `channel/download/live.rs`.)
         let to = match jumped {
             true => start.max(ChunkIndex(munro.first().0.saturating_sub(behind))),
             false => start,

@@ -197,7 +197,8 @@ impl Download {
                 swarm.on_verified(chunk, data.len(), sc.peer.addr);
                 if swarm.live_signs_all() {
                     // Under Sign All a chunk is its own munro, trusted now.
-                    swarm.on_live_munro_trusted(ChunkRange::single(chunk).expect("a chunk"));
+                    let one = ChunkRange::single(chunk).expect("a chunk");
+                    swarm.on_live_munro_trusted(one, swarm.live_edge_before(chunk));
                 }
                 sc.peer.stats.chunks_received += 1;
                 sc.peer.stats.payload_bytes_received += data.len() as u64;
@@ -280,10 +281,13 @@ impl Download {
             swarm.stats.live_munros_refused += 1;
             return Ok(());
         };
+        // The live edge as we knew it before this munro: one far past it
+        // came from a probe (`live_window.rs`).
+        let edge_before = v.newest().and_then(|m| m.bin.chunks()).map(|r| r.last());
         match v.offer_signed(bin, timestamp, signature) {
             Ok(MunroVerdict::New) => {
                 if let Some(munro) = bin.chunks() {
-                    swarm.on_live_munro_trusted(munro);
+                    swarm.on_live_munro_trusted(munro, edge_before);
                 }
                 Ok(())
             }
