@@ -211,14 +211,7 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     raise_fd_limit(args.max_connections);
     let rt = runtime()?;
     let result = rt.block_on(async {
-        let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
-        args.uploads.apply(&mut config.endpoint);
-        config.endpoint.congestion = args.congestion.clone();
-        set_connect_timeout(&mut config.endpoint, args.connect_timeout);
-        config.endpoint.pex_auto_connect = !args.no_pex;
-        let (node, mut events, task) = ppspp_udp::start(config)
-            .await
-            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let (node, mut events, task) = start_node(args).await?;
         let swarm = node.add_swarm(setup).await?;
         // Players start at the beginning; fetch from there until one asks
         // for something else.
@@ -298,6 +291,24 @@ pub fn run(args: &StreamArgs) -> Result<()> {
     // checkpoint is written, and the output can be judged empty.
     target.discard_if_empty();
     result
+}
+
+type Started = (
+    ppspp_udp::NodeHandle,
+    tokio::sync::mpsc::UnboundedReceiver<Event>,
+    tokio::task::JoinHandle<std::io::Result<()>>,
+);
+
+/// Starts the node of a `ppspp stream`, VoD or live, as its options say.
+async fn start_node(args: &StreamArgs) -> Result<Started> {
+    let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
+    args.uploads.apply(&mut config.endpoint);
+    config.endpoint.congestion = args.congestion.clone();
+    set_connect_timeout(&mut config.endpoint, args.connect_timeout);
+    config.endpoint.pex_auto_connect = !args.no_pex;
+    ppspp_udp::start(config)
+        .await
+        .with_context(|| format!("cannot listen on {}", args.listen))
 }
 
 /// Raises the soft limit on open files to the hard one, as many servers

@@ -18,10 +18,10 @@ use ppspp_core::wire::DiscardWindow;
 use tokio::net::TcpListener;
 
 use super::StreamArgs;
-use super::{server, until_done};
+use super::{server, start_node, until_done};
 use crate::cmd::contacts::Contacts;
 use crate::cmd::live_url::LiveUrl;
-use crate::cmd::node::{node_config, runtime, set_connect_timeout};
+use crate::cmd::node::runtime;
 use gateway::LiveGateway;
 
 /// The window a viewer keeps when the URL does not give the source's:
@@ -67,14 +67,7 @@ pub fn run(args: &StreamArgs, url: &LiveUrl, peers: Vec<SocketAddr>) -> Result<(
     let id = url.id_hex();
     let rt = runtime()?;
     let result = rt.block_on(async {
-        let mut config = node_config(args.listen, args.upload_limit, args.download_limit);
-        args.uploads.apply(&mut config.endpoint);
-        config.endpoint.congestion = args.congestion.clone();
-        set_connect_timeout(&mut config.endpoint, args.connect_timeout);
-        config.endpoint.pex_auto_connect = !args.no_pex;
-        let (node, mut events, task) = ppspp_udp::start(config)
-            .await
-            .with_context(|| format!("cannot listen on {}", args.listen))?;
+        let (node, mut events, task) = start_node(args).await?;
         let swarm = node.add_swarm(setup).await?;
         for p in &peers {
             node.connect(swarm, *p)?;
