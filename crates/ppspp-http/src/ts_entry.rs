@@ -90,7 +90,7 @@ fn pmt_pid(packet: &[u8]) -> Option<u16> {
     if *table.first()? != 0 {
         return None;
     }
-    let len = usize::from(u16::from_be_bytes([table[1] & 0x0f, *table.get(2)?]));
+    let len = usize::from(u16::from_be_bytes([*table.get(1)? & 0x0f, *table.get(2)?]));
     // Programme entries sit between the 8-byte header and the CRC.
     let entries = table.get(8..(3 + len).checked_sub(4)?)?;
     entries.chunks_exact(4).find_map(|e| {
@@ -169,6 +169,20 @@ mod tests {
         assert_eq!(e.bytes[P + 4], 3, "then the PMT");
         assert_eq!(e.bytes[2 * P + 6], 5, "then the keyframe");
         assert!(e.bytes.len() >= 3 * P && (e.bytes.len() - 2 * P) <= 2 * P);
+    }
+
+    #[test]
+    fn a_pat_cut_short_anywhere_is_no_pat() {
+        // The table starts at the packet's last byte (found by fuzzing).
+        let mut p = packet(0, true, false, 0);
+        p[4] = 182;
+        assert_eq!(pmt_pid(&p), None);
+        let full = pat(0x1000);
+        for cut in 0..P {
+            let mut q = full.clone();
+            q[4] = cut as u8;
+            let _ = pmt_pid(&q);
+        }
     }
 
     #[test]
