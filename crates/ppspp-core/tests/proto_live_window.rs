@@ -53,17 +53,16 @@ fn source(window: u64, algorithm: LiveSignatureAlgorithm) -> (Endpoint, SwarmHan
     (ep, h, id)
 }
 
-fn receiver(
+/// A receiver's swarm: a live ring of `window` chunks, hooking in
+/// `behind` munros before the newest.
+fn receiver_setup(
     id: &[u8],
     window: u64,
     algorithm: LiveSignatureAlgorithm,
     behind: u64,
-    config: EndpointConfig,
-    now: Instant,
-) -> (Endpoint, SwarmHandle) {
+) -> SwarmSetup {
     let cs = ChunkSize::DEFAULT;
-    let mut ep = Endpoint::new(config, 2);
-    let setup = SwarmSetup::live_receiver(
+    SwarmSetup::live_receiver(
         id,
         shape(window, algorithm),
         false,
@@ -72,10 +71,35 @@ fn receiver(
         pick::by_name("sequential").unwrap(),
     )
     .unwrap()
-    .hook_in_behind(behind);
+    .hook_in_behind(behind)
+}
+
+/// A receiver (seed `seed`) of swarm `id` connected to `upstream`.
+fn receiver_of(
+    setup: SwarmSetup,
+    config: EndpointConfig,
+    seed: u64,
+    now: Instant,
+    upstream: &[u16],
+) -> (Endpoint, SwarmHandle) {
+    let mut ep = Endpoint::new(config, seed);
     let h = ep.add_swarm(Instant::ZERO, setup).unwrap();
-    ep.connect(now, h, addr(1)).unwrap();
+    for &u in upstream {
+        ep.connect(now, h, addr(u)).unwrap();
+    }
     (ep, h)
+}
+
+fn receiver(
+    id: &[u8],
+    window: u64,
+    algorithm: LiveSignatureAlgorithm,
+    behind: u64,
+    config: EndpointConfig,
+    now: Instant,
+) -> (Endpoint, SwarmHandle) {
+    let setup = receiver_setup(id, window, algorithm, behind);
+    receiver_of(setup, config, 2, now, &[1])
 }
 
 /// Pushes chunks `from .. to` at the source at the net's time.
@@ -275,39 +299,20 @@ fn munros_arriving_out_of_order_from_two_relays_skip_nothing() {
     net.add(addr(1), src);
     push(&mut net, h, 0..2 * MUNRO);
     for relay in [3u16, 4] {
-        let cs = ChunkSize::DEFAULT;
-        let mut ep = Endpoint::new(EndpointConfig::default(), u64::from(relay));
-        let setup = SwarmSetup::live_receiver(
-            &id,
-            shape(window, P256),
-            false,
-            cs,
-            Box::new(LiveRing::new(cs, window)),
-            pick::by_name("sequential").unwrap(),
-        )
-        .unwrap();
-        let rh = ep.add_swarm(Instant::ZERO, setup).unwrap();
-        ep.connect(net.now, rh, addr(1)).unwrap();
+        let setup = receiver_setup(&id, window, P256, 0);
+        let (ep, _) = receiver_of(
+            setup,
+            EndpointConfig::default(),
+            u64::from(relay),
+            net.now,
+            &[1],
+        );
         net.add(addr(relay), ep);
     }
     net.run_for(Duration::from_millis(500), |_| false);
     // Not from the source: from the two relays.
-    let now = net.now;
-    let cs = ChunkSize::DEFAULT;
-    let setup = SwarmSetup::live_receiver(
-        &id,
-        shape(window, P256),
-        false,
-        cs,
-        Box::new(LiveRing::new(cs, window)),
-        pick::by_name("sequential").unwrap(),
-    )
-    .unwrap()
-    .hook_in_behind(1);
-    let mut rx = Endpoint::new(EndpointConfig::default(), 2);
-    let rh = rx.add_swarm(Instant::ZERO, setup).unwrap();
-    rx.connect(now, rh, addr(3)).unwrap();
-    rx.connect(now, rh, addr(4)).unwrap();
+    let setup = receiver_setup(&id, window, P256, 1);
+    let (rx, rh) = receiver_of(setup, EndpointConfig::default(), 2, net.now, &[3, 4]);
     net.add(addr(2), rx);
     for m in 2..120u64 {
         push(&mut net, h, m * MUNRO..(m + 1) * MUNRO);
