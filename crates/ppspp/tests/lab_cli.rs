@@ -182,3 +182,47 @@ fn sweep_runs_the_grid_and_writes_one_table() {
     let html = std::fs::read_to_string(out.join("sweep.html")).unwrap();
     assert!(html.contains("<td>200KB</td>"), "{html}");
 }
+
+#[test]
+fn a_live_run_prints_its_lag_continuity_and_source_upload() {
+    // scenarios/live-small.toml cut to 3 viewers and 10 s of stream.
+    let text = include_str!("../../../scenarios/live-small.toml")
+        .replace("count = 20", "count = 3")
+        .replace("duration = \"60s\"", "duration = \"10s\"")
+        .replace("duration = \"75s\"", "duration = \"20s\"")
+        .replace("spread = \"5s\"", "spread = \"1s\"");
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = dir.path().join("live.toml");
+    std::fs::write(&scenario, text).unwrap();
+    let out = dir.path().join("out");
+    let o = ppspp(&[
+        "lab",
+        "run",
+        scenario.to_str().unwrap(),
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        o.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let live = stdout
+        .lines()
+        .find(|l| l.starts_with("live          lag s p50 "))
+        .unwrap_or_else(|| panic!("no live line: {stdout}"));
+    assert!(live.contains("continuity mean "), "{live}");
+    let bytes = stdout
+        .lines()
+        .find(|l| l.starts_with("live bytes "))
+        .unwrap_or_else(|| panic!("no live bytes line: {stdout}"));
+    // The same figures as summary.json's `live` object.
+    let summary: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
+    let x = summary["live"]["source_upload_x"].as_f64().unwrap();
+    assert!(
+        bytes.contains(&format!("sent {x:.2}x the stream")),
+        "{bytes} vs {x}"
+    );
+}

@@ -102,6 +102,9 @@ pub fn run(a: &RunArgs) -> anyhow::Result<()> {
         println!("{}", first.summary.trace_hash);
     } else {
         print!("{}", super::table::render(&first.summary, Some(&out)));
+        if let Some(l) = &first.live {
+            print!("{}", super::table::render_live(l));
+        }
     }
     if a.check_determinism {
         // The second run takes another number of threads: the results

@@ -28,6 +28,32 @@ fn fmt_f(x: f64, decimals: usize) -> String {
     }
 }
 
+/// The live figures of a run whose scenario streams live (issue 24's
+/// goal figures: lag, continuity, the source's upload).
+pub fn render_live(l: &ppspp_lab::live::metrics::LiveSummary) -> String {
+    let mut t = String::new();
+    let _ = writeln!(
+        t,
+        "live          lag s p50 {}  p95 {}  max {}; continuity mean {}  worst {}; \
+         skips {}/viewer ({} s)",
+        fmt_s(l.lag_s[0]),
+        fmt_s(l.lag_s[1]),
+        fmt_s(l.lag_s[2]),
+        fmt_f(l.continuity[0], 3),
+        fmt_f(l.continuity[1], 3),
+        fmt_f(l.skips_per_viewer, 2),
+        fmt_s(l.skipped_s_per_viewer)
+    );
+    let _ = writeln!(
+        t,
+        "live bytes    {:.1} MB from the source, {:.1} MB from peers; the source sent {}x the stream",
+        l.bytes_from_source as f64 / 1e6,
+        l.bytes_from_peers as f64 / 1e6,
+        fmt_f(l.source_upload_x, 2)
+    );
+    t
+}
+
 /// The table of a run's summary; `out` is the results folder, if written.
 pub fn render(s: &Summary, out: Option<&Path>) -> String {
     let mut t = String::new();
