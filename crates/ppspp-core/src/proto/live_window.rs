@@ -30,8 +30,8 @@ use crate::chunk::{ChunkIndex, ChunkRange, MAX_CHUNK_INDEX};
 /// How far past the newest chunk we trust (or the floor) a peer may
 /// announce: 1 Mi chunks, over two hours of a 1 Mbit/s stream in 1 KiB
 /// chunks. A receiver that lags (or was suspended) learns of the live
-/// edge from honest peers' HAVEs and probes it ([`Swarm::live_probe`]),
-/// so only a peer announcing a future no stream reaches is refused. The
+/// edge from the signed munro that rides on honest peers' HAVEs, so only
+/// a peer announcing a future no stream reaches is refused. The
 /// memory of what a peer announces is bounded apart from this, by the
 /// allowance of a swarm of unknown size (`have_limits.rs`).
 pub(crate) const LIVE_AHEAD_CHUNKS: u64 = 1 << 20;
@@ -102,32 +102,6 @@ impl Swarm {
         let first = range.first().0.max(floor);
         let last = range.last().0.min(limit);
         ChunkRange::new(first, last).map_or(LiveHave::Stale, LiveHave::Record)
-    }
-
-    /// A chunk to request of a peer whose newest announced chunk is
-    /// `peer_newest`, when that lies more than a window past the newest
-    /// munro we trust: we lag (or the stream jumped), and only a signed
-    /// munro near the edge moves the window, and with it the floor, there
-    /// (libswift re-hooks when it finds itself 30 s behind,
-    /// `ext/live_picker.cpp`). The first chunk of that munro, if neither
-    /// had nor asked for. A forged HAVE costs one request, which no munro
-    /// answers.
-    pub(crate) fn live_probe(&self, peer_newest: ChunkIndex) -> Option<ChunkIndex> {
-        let Some(LiveIntegrity::Receiver(v)) = self.integrity.live() else {
-            return None;
-        };
-        if !self.live_hooked {
-            return None;
-        }
-        let trusted = v.trusted_span()?.last().0;
-        let window = v.window_chunks()?;
-        if peer_newest.0 <= trusted.saturating_add(window) {
-            return None;
-        }
-        let per = v.params().munro.chunks();
-        let probe = ChunkIndex(peer_newest.0 / per * per);
-        let taken = self.have.contains(probe) || self.requested.contains(probe);
-        (!taken).then_some(probe)
     }
 
     /// Whether this live swarm signs every chunk (RFC 7574 §6.1.1).
@@ -210,9 +184,10 @@ impl Swarm {
             return;
         }
         let before = self.live_floor.map_or(0, |f| f.0);
-        // A munro more than a window past the edge we knew came from a
-        // probe: we lagged. Hook in again as a joining viewer would, behind
-        // it. (Not past the floor: the floor trails the edge by a window,
+        // A munro more than a window past the edge we knew (one riding on
+        // a HAVE after we heard nothing for that long: a suspended or cut
+        // off receiver): we lagged. Hook in again as a joining viewer
+        // would, behind it. (Not past the floor: the floor trails the edge by a window,
         // so any munro two ahead of the edge would count, and munros from
         // several peers arrive out of order all the time.)
         let window = v.window_chunks().unwrap_or(u64::MAX);

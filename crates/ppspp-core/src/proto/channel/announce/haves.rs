@@ -65,10 +65,16 @@ impl Announce {
         // libswift peer hooks in on that munro before it asks for anything
         // (libswift's source does the same, `docs/libswift-live.md`), and
         // ours confirms its hook-in with it.
-        let mut munro = newest_unheld_munro(swarm, remote_has);
-        let mut first_have = |w: &mut DatagramWriter<'_>| match munro.take() {
-            Some(m) => super::super::upload::push_signed_munro(swarm, sc, &m, w),
-            None => true,
+        // Looked up before the first HAVE only, not on every poll.
+        let mut munro_due = true;
+        let mut first_have = |w: &mut DatagramWriter<'_>| {
+            if !std::mem::take(&mut munro_due) {
+                return true;
+            }
+            match newest_unheld_munro(swarm, remote_has) {
+                Some(m) => super::super::upload::push_signed_munro(swarm, sc, m, w),
+                None => true,
+            }
         };
         if let Some(from) = self.have_sweep {
             let rest = ChunkRange::new(from, crate::chunk::MAX_CHUNK_INDEX);
@@ -134,7 +140,10 @@ impl Announce {
 
 /// The newest signed munro of a live swarm, if the peer holds no chunk
 /// under it.
-fn newest_unheld_munro(swarm: &Swarm, remote_has: &Binmap) -> Option<crate::live::SignedMunro> {
+fn newest_unheld_munro<'a>(
+    swarm: &'a Swarm,
+    remote_has: &Binmap,
+) -> Option<&'a crate::live::SignedMunro> {
     let live = swarm.live.as_ref()?;
     if live.shape.params.method == crate::live::LiveMethod::SignAll {
         // A chunk's signature is of no use without the chunk.
@@ -142,7 +151,7 @@ fn newest_unheld_munro(swarm: &Swarm, remote_has: &Binmap) -> Option<crate::live
     }
     let m = swarm.integrity.live()?.newest()?;
     let range = m.bin.chunks()?;
-    remote_has.is_empty_range(range).then(|| m.clone())
+    remote_has.is_empty_range(range).then_some(m)
 }
 
 /// Writes HAVE for `range` if all of it fits.

@@ -282,7 +282,7 @@ impl Download {
             return Ok(());
         };
         // The live edge as we knew it before this munro: one far past it
-        // came from a probe (`live_window.rs`).
+        // means we lagged (`live_window.rs`).
         let edge_before = v.newest().and_then(|m| m.bin.chunks()).map(|r| r.last());
         match v.offer_signed(bin, timestamp, signature) {
             Ok(MunroVerdict::New) => {

@@ -33,18 +33,14 @@ impl Download {
     }
 
     /// Hooks in (once per swarm) and trims the peer's chunk set to the
-    /// floor. Returns a chunk to ask for before the picker's choice when
-    /// the peer is far ahead of us (`Swarm::live_probe`).
-    pub(super) fn follow_live(&mut self, swarm: &mut Swarm) -> Option<ChunkIndex> {
+    /// floor.
+    pub(super) fn follow_live(&mut self, swarm: &mut Swarm) {
         let newest = self.remote_has.last_filled_to(ChunkIndex(MAX_CHUNK_INDEX));
         if swarm.live_floor().is_none() {
             if let Some(newest) = newest {
                 swarm.live_hook_in(newest);
             }
         }
-        let probe = newest
-            .and_then(|n| swarm.live_probe(n))
-            .filter(|&c| !self.outstanding.chunks().contains(c));
         // Below the floor, and below what the peer's own window keeps: a
         // libswift peer announces every chunk since 0 whatever its window,
         // and answers a request outside it with another chunk's bytes
@@ -55,10 +51,10 @@ impl Download {
             .zip(newest)
             .map(|(w, n)| ChunkIndex(n.0.saturating_sub(w.saturating_sub(1))));
         let Some(floor) = floor.max(peer_first) else {
-            return probe;
+            return;
         };
         if floor <= self.live_trimmed {
-            return probe;
+            return;
         }
         if let Some(gone) = floor
             .0
@@ -71,6 +67,5 @@ impl Download {
             self.remote_has.clear(gone);
         }
         self.live_trimmed = floor;
-        probe
     }
 }

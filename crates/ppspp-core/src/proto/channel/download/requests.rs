@@ -3,7 +3,7 @@
 
 use super::super::Scope;
 use super::Download;
-use crate::chunk::ChunkRange;
+
 use crate::pick::{PeerLink, PickView};
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
@@ -28,10 +28,9 @@ impl Download {
         choked: bool,
         w: &mut DatagramWriter<'_>,
     ) {
-        let probe = match swarm.live.is_some() {
-            true => self.follow_live(swarm),
-            false => None,
-        };
+        if swarm.live.is_some() {
+            self.follow_live(swarm);
+        }
         if choked
             || swarm.is_complete()
             || self.remote_has.is_empty()
@@ -94,11 +93,7 @@ impl Download {
             dry: chunk_count.map(|n| self.dry.view(n)),
             link,
         };
-        if let Some(c) = probe.and_then(ChunkRange::single) {
-            picked.push(c);
-        }
-        let budget = affordable - picked.len() as u64;
-        swarm.picker.pick(&view, budget, ctx.rng, &mut picked);
+        swarm.picker.pick(&view, affordable, ctx.rng, &mut picked);
         // While the player prebuffers no chunk has a play time: playback
         // starts only when the whole prebuffer is in. Deadlines counted
         // from "plays now" were floored at one mean request round trip, so
