@@ -22,14 +22,17 @@ impl Download {
     /// and the receiver falls further behind (seen with a source keeping
     /// 4 munros and a receiver at 5/8 of the stream's rate: it stopped
     /// receiving after 550 chunks).
+    ///
+    /// Chunk c leaves a window of w when the peer's newest reaches c + w,
+    /// so the chunks below `newest + 1 + w/4 - w` leave within a quarter
+    /// window; while the stream is younger than that, none does, and picks
+    /// may start anywhere.
     pub(super) fn live_pick_floor(&self) -> Option<ChunkIndex> {
         let w = self.peer_window?;
         let newest = self
             .remote_has
             .last_filled_to(ChunkIndex(MAX_CHUNK_INDEX))?;
-        Some(ChunkIndex(
-            newest.0.saturating_sub(w.saturating_sub(1)) + w / 4,
-        ))
+        Some(ChunkIndex((newest.0 + 1 + w / 4).saturating_sub(w)))
     }
 
     /// Hooks in (once per swarm) and trims the peer's chunk set to the

@@ -206,3 +206,25 @@ fn a_chunk_that_cannot_be_stored_is_reported_and_asked_again() {
         "{events:?}"
     );
 }
+
+#[test]
+fn live_picks_skip_only_the_quarter_of_a_full_window_about_to_leave_it() {
+    let mut d = fresh();
+    d.handle_peer_window(Some(100));
+    // A stream younger than the peer's window: the peer keeps every
+    // chunk, none is about to leave, so picks may start at 0. (They
+    // started a quarter window in, and a receiver hooked in below that
+    // asked nobody for its next chunks until the stream was 3/4 of a
+    // window old: 20 live viewers stalled for seconds in the lab.)
+    d.remote_has.set(r(0, 49));
+    assert_eq!(d.live_pick_floor(), Some(ChunkIndex(0)));
+    d.remote_has.set(r(50, 74));
+    assert_eq!(d.live_pick_floor(), Some(ChunkIndex(0)));
+    // Chunk c leaves the window when the peer's newest reaches c + 100:
+    // with 75 ..= 199 announced, 100 ..= 124 leave within 25 chunks.
+    d.remote_has.set(r(75, 199));
+    assert_eq!(d.live_pick_floor(), Some(ChunkIndex(125)));
+    // No window said: no floor of the peer's.
+    d.handle_peer_window(None);
+    assert_eq!(d.live_pick_floor(), None);
+}
