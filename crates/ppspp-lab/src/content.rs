@@ -24,6 +24,16 @@ pub fn fill_chunk(index: u64, out: &mut [u8]) {
     }
 }
 
+/// A synthetic storage's read: the first `n` bytes of `out` filled as
+/// chunk `chunk` ([`fill_chunk`]); an error if `out` is shorter.
+pub(crate) fn read_filled(chunk: ChunkIndex, n: usize, out: &mut [u8]) -> io::Result<usize> {
+    let out = out
+        .get_mut(..n)
+        .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "buffer too small"))?;
+    fill_chunk(chunk.0, out);
+    Ok(n)
+}
+
 /// A piece of synthetic content and its (shared) hash tree.
 #[derive(Debug)]
 pub struct SyntheticContent {
@@ -101,11 +111,7 @@ impl Storage for SyntheticStorage {
             ));
         };
         let n = (self.len - start).min(cs) as usize;
-        let out = out
-            .get_mut(..n)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "buffer too small"))?;
-        fill_chunk(chunk.0, out);
-        Ok(n)
+        read_filled(chunk, n, out)
     }
 
     fn write_chunk(&mut self, _chunk: ChunkIndex, _data: &[u8]) -> io::Result<()> {

@@ -27,7 +27,7 @@ use ppspp_core::time::Instant;
 use ppspp_core::wire::{DiscardWindow, LiveSignatureAlgorithm};
 use ppspp_core::{ChunkIndex, ChunkSize};
 
-use crate::content::fill_chunk;
+use crate::content::read_filled;
 use crate::rng::{derive, Stream};
 use crate::scenario::live::LiveSpec;
 use crate::scenario::Scenario;
@@ -178,7 +178,7 @@ impl LiveStream {
 }
 
 /// A peer's store of a synthetic live stream: every chunk is a full chunk
-/// whose bytes derive from its index ([`fill_chunk`]), so reads make them
+/// whose bytes derive from its index ([`fill_chunk`](crate::content::fill_chunk)), so reads make them
 /// and writes (of verified chunks) keep nothing; which chunks a peer has is
 /// the core's binmap, which the discard window bounds. Five hundred viewers
 /// then cost no window of bytes each.
@@ -189,12 +189,7 @@ pub struct SyntheticLiveStorage {
 
 impl Storage for SyntheticLiveStorage {
     fn read_chunk(&mut self, chunk: ChunkIndex, out: &mut [u8]) -> io::Result<usize> {
-        let n = self.chunk_size.bytes_usize();
-        let out = out
-            .get_mut(..n)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "buffer too small"))?;
-        fill_chunk(chunk.0, out);
-        Ok(n)
+        read_filled(chunk, self.chunk_size.bytes_usize(), out)
     }
 
     fn write_chunk(&mut self, _chunk: ChunkIndex, _data: &[u8]) -> io::Result<()> {
@@ -205,6 +200,7 @@ impl Storage for SyntheticLiveStorage {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::content::fill_chunk;
 
     #[test]
     fn a_kilobyte_chunk_at_one_megabit_lasts_8192_microseconds() {
