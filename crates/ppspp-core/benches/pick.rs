@@ -118,6 +118,7 @@ fn bench_pick(c: &mut Criterion, group: &str, layout: Layout) {
         availability: &s.availability,
         peer_counted: true,
         playhead: None,
+        live: false,
         dry: None,
         link: ppspp_core::pick::PeerLink::default(),
     };

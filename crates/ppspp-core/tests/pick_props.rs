@@ -187,6 +187,7 @@ impl World {
             availability: &self.availability,
             peer_counted: c.count_peer,
             playhead: c.playhead.map(ChunkIndex),
+            live: false,
             dry: None,
             link: ppspp_core::pick::PeerLink::default(),
         }

@@ -6,7 +6,8 @@ mod common;
 
 use common::{assert_fails_with, ppspp, SMALL};
 
-const PICKERS: &str = "(known: sequential, rarest-first, linear, std-vod, swift-vod, buffer-vod)";
+const PICKERS: &str =
+    "(known: sequential, rarest-first, linear, std-vod, swift-vod, buffer-vod, live)";
 const CONTROLLERS: &str = "(known: ledbat, fixed)";
 
 #[test]

@@ -26,6 +26,7 @@ pub mod dry;
 pub mod fast_peers;
 pub mod kind;
 pub mod linear;
+pub mod live;
 pub mod rarest;
 pub mod sequential;
 pub mod std_vod;
@@ -38,6 +39,7 @@ pub use buffer_vod::BufferVod;
 pub use dry::{DryBlocks, DryView};
 pub use kind::{PickerKind, UnknownPicker};
 pub use linear::Linear;
+pub use live::LivePicker;
 pub use rarest::RarestFirst;
 pub use sequential::Sequential;
 pub use std_vod::StdVod;
@@ -51,6 +53,7 @@ pub const NAMES: &[&str] = &[
     "std-vod",
     "swift-vod",
     "buffer-vod",
+    "live",
 ];
 
 /// The picker called `name` (one of [`NAMES`]) with its default settings,
@@ -149,6 +152,9 @@ pub struct PickView<'a> {
     /// The playback position for streaming pickers (the first chunk the
     /// player needs next); `None` when nothing plays.
     pub playhead: Option<crate::chunk::ChunkIndex>,
+    /// A live stream (RFC 7574 §6.1): no end, so no end game, and
+    /// `chunk_count` stays unknown.
+    pub live: bool,
     /// Blocks known to hold nothing fresh at this peer, which a picker may
     /// skip and add to (see [`dry`]); `None`: none known.
     pub dry: Option<DryView<'a>>,

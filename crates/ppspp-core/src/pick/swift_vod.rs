@@ -44,7 +44,7 @@ use rand::Rng;
 
 use super::std_vod::{Plan, StdVod};
 use super::{MediaRate, PickView, Picker, VodWindows};
-use crate::chunk::ChunkRange;
+use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::play::timing::Timing;
 use crate::time::Instant;
 
@@ -176,16 +176,29 @@ impl Picker for SwiftVod {
         if range.first() > high.last() || range.last() < high.first() {
             return None;
         }
-        let ahead = range.first().0.saturating_sub(playhead.0);
-        let plays_at = view.now + Duration::from_micros(self.timing.span_us(ahead));
-        let margin = SAFETY_MARGIN.mul_f64(1.0 + LOSS_WEIGHT * view.link.loss.max(0.0));
-        let due = Instant::from_micros(
-            plays_at
-                .as_micros()
-                .saturating_sub(margin.as_micros() as u64),
-        );
-        Some(due.max(view.now + view.link.answer_time))
+        Some(urgent_deadline(self.timing, view, playhead, range))
     }
+}
+
+/// When an urgent request for `range` is due: a safety margin (wider
+/// with the peer's loss ratio) before its first chunk plays, the playhead
+/// taken to play now, but no sooner than the peer normally answers
+/// (seed paper 000 §III-C).
+pub(super) fn urgent_deadline(
+    timing: Timing,
+    view: &PickView<'_>,
+    playhead: ChunkIndex,
+    range: ChunkRange,
+) -> Instant {
+    let ahead = range.first().0.saturating_sub(playhead.0);
+    let plays_at = view.now + Duration::from_micros(timing.span_us(ahead));
+    let margin = SAFETY_MARGIN.mul_f64(1.0 + LOSS_WEIGHT * view.link.loss.max(0.0));
+    let due = Instant::from_micros(
+        plays_at
+            .as_micros()
+            .saturating_sub(margin.as_micros() as u64),
+    );
+    due.max(view.now + view.link.answer_time)
 }
 
 #[cfg(test)]

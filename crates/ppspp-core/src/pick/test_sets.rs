@@ -30,6 +30,8 @@ pub(crate) struct Sets {
     /// Whether the peer's chunks are in the counts (see `PickView`).
     pub peer_counted: bool,
     pub playhead: Option<u64>,
+    /// A live stream (see `PickView::live`).
+    pub live: bool,
     pub link: super::PeerLink,
 }
 
@@ -46,6 +48,7 @@ impl Sets {
             chunk_count: Some(1000),
             peer_counted: true,
             playhead: None,
+            live: false,
             link: super::PeerLink::default(),
         }
     }
@@ -79,6 +82,7 @@ impl Sets {
             availability: &self.availability,
             peer_counted: self.peer_counted,
             playhead: self.playhead.map(ChunkIndex),
+            live: self.live,
             dry: None,
             link: self.link,
         }

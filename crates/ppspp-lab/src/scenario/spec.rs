@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use ppspp_core::cc::CongestionControl;
-use ppspp_core::pick::PickerKind;
+use ppspp_core::pick::{self, PickerKind};
 use ppspp_core::proto::{Choking, UploadScheduling};
 use serde::Deserialize;
 use toml::Spanned;
@@ -383,7 +383,8 @@ pub struct PeerGroup {
     #[serde(default, deserialize_with = "by_name_opt")]
     pub algorithm: Option<PickerKind>,
     /// std-vod's and swift-vod's high-priority set, in media time
-    /// (default 10 s, seed paper 000 §IV-B).
+    /// (default 10 s, seed paper 000 §IV-B); for the live picker, its
+    /// urgent set (default [`pick::live::URGENT`]).
     #[serde(default)]
     pub high_window: Option<Dur>,
     /// Their mid-priority set, in media time (default 40 s).
@@ -445,6 +446,16 @@ impl PeerGroup {
         } else {
             PickerKind::RarestFirst
         })
+    }
+
+    /// The streaming pickers' windows: `high_window` and `mid_window`,
+    /// each defaulting to [`pick::VodWindows::default`]'s.
+    pub fn vod_windows(&self) -> pick::VodWindows {
+        let defaults = pick::VodWindows::default();
+        pick::VodWindows {
+            high: self.high_window.map_or(defaults.high, |d| d.0),
+            mid: self.mid_window.map_or(defaults.mid, |d| d.0),
+        }
     }
 
     /// The group's upload scheduling policy: `upload_scheduling`, else

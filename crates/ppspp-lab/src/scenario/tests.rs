@@ -72,7 +72,7 @@ fn an_unknown_policy_is_refused_at_its_line_with_the_known_names() {
             "algorithm",
             "psychic",
             "algorithm = \"psychic\": unknown algorithm 'psychic' \
-             (known: sequential, rarest-first, linear, std-vod, swift-vod, buffer-vod)",
+             (known: sequential, rarest-first, linear, std-vod, swift-vod, buffer-vod, live)",
         ),
         (
             "congestion",

@@ -467,12 +467,7 @@ impl Partition {
                     chunk_size: tree.chunk_size(),
                     bitrate: player.map_or(Bitrate::MBIT, |p| Bitrate(p.bitrate.0)),
                 };
-                let defaults = pick::VodWindows::default();
-                let windows = pick::VodWindows {
-                    high: spec.high_window.map_or(defaults.high, |d| d.0),
-                    mid: spec.mid_window.map_or(defaults.mid, |d| d.0),
-                };
-                let picker = spec.picker().build(rate, windows);
+                let picker = spec.picker().build(rate, spec.vod_windows());
                 let storage = Box::new(content.storage());
                 let viewer = player.map(|p| {
                     let config = PlayerConfig {

@@ -44,16 +44,19 @@ impl Partition {
             (p.plan.group, p.plan.role)
         };
         let spec = shared.scenario.peers[group].get_ref();
-        // In order from the playhead: the natural live picker (libswift's
-        // live picker is sequential from the hook-in too).
         let rate = pick::MediaRate {
             chunk_size: stream.chunk_size,
             bitrate: Bitrate(stream.bitrate),
         };
-        let picker = spec
-            .algorithm
-            .unwrap_or(PickerKind::Sequential)
-            .build(rate, pick::VodWindows::default());
+        // The live picker's urgent set is the group's high window when
+        // one is given; other pickers take their windows as on demand.
+        let picker: Box<dyn pick::Picker> = match (
+            spec.algorithm.unwrap_or(PickerKind::DEFAULT_LIVE),
+            spec.high_window,
+        ) {
+            (PickerKind::Live, Some(urgent)) => Box::new(pick::LivePicker::sized(rate, urgent.0)),
+            (kind, _) => kind.build(rate, spec.vod_windows()),
+        };
         let storage = Box::new(stream.storage());
         match role {
             Role::Seeder => {

@@ -80,7 +80,7 @@ pub struct GetArgs {
     #[arg(long, value_parser = args::size)]
     pub checkpoint_max: Option<u64>,
     /// Download scheduling: rarest-first or sequential (also linear,
-    /// std-vod, swift-vod, buffer-vod).
+    /// std-vod, swift-vod, buffer-vod; live for live streams).
     #[arg(long, default_value = "rarest-first")]
     pub algorithm: PickerKind,
     /// Congestion control of the DATA this node sends: ledbat (RFC 6817,

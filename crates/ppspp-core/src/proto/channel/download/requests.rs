@@ -90,6 +90,7 @@ impl Download {
             availability: &swarm.availability,
             peer_counted: !self.remote_complete,
             playhead: swarm.pick_start().max(self.live_pick_floor()),
+            live: swarm.live.is_some(),
             dry: chunk_count.map(|n| self.dry.view(n)),
             link,
         };

@@ -12,6 +12,7 @@ use anyhow::{anyhow, Context, Result};
 use ppspp_core::live::{LiveParams, LiveShape, MunroSize};
 use ppspp_core::pick::PickerKind;
 use ppspp_core::pick::{MediaRate, VodWindows};
+use ppspp_core::play::Bitrate;
 use ppspp_core::proto::SwarmSetup;
 use ppspp_core::storage::LiveRing;
 use ppspp_core::wire::DiscardWindow;
@@ -60,7 +61,13 @@ pub fn run(args: &StreamArgs, url: &LiveUrl, peers: Vec<SocketAddr>) -> Result<(
         url.munro.is_some(),
         cs,
         Box::new(LiveRing::new(cs, window)),
-        PickerKind::Sequential.build(MediaRate::default(), VodWindows::default()),
+        PickerKind::DEFAULT_LIVE.build(
+            MediaRate {
+                chunk_size: cs,
+                bitrate: Bitrate(bitrate_bps),
+            },
+            VodWindows::default(),
+        ),
     )
     .map_err(|e| anyhow!("{e}"))?
     .hook_in_behind(behind);

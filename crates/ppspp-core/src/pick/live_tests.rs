@@ -1,0 +1,121 @@
+use std::time::Duration;
+
+use super::*;
+use crate::pick::test_sets::{map, r, Sets};
+use crate::pick::PeerLink;
+
+/// An urgent set of 8 chunks: 1 KiB chunks of 1 Mbit/s media last 8192 µs.
+fn picker() -> LivePicker {
+    let p = LivePicker::sized(MediaRate::default(), Duration::from_micros(8 * 8192));
+    assert_eq!(p.urgent_chunks(), 8);
+    p
+}
+
+/// A live stream: the peer has chunks 0..=199, nothing counted (a live
+/// swarm sizes no availability), the playhead at 10.
+fn live_sets() -> Sets {
+    let mut s = Sets::uncounted(&[(0, 199)]);
+    s.chunk_count = None;
+    s.live = true;
+    s.playhead = Some(10);
+    s.link = PeerLink {
+        answer_time: Duration::from_millis(100),
+        ..PeerLink::default()
+    };
+    s
+}
+
+fn pick(s: &Sets, max: u64) -> Vec<(u64, u64)> {
+    let picked = s.pick_with(&mut picker(), max, 1);
+    s.check(&picked, max);
+    picked
+}
+
+#[test]
+fn urgent_chunks_in_order_then_the_newest_segment_by_segment() {
+    let s = live_sets();
+    // 10..=17 urgent; then the newest segment (192..=199), then the one
+    // below it, each in order.
+    assert_eq!(pick(&s, 20), [(10, 17), (192, 199), (160, 163)]);
+    assert_eq!(pick(&s, 5), [(10, 14)]);
+    assert_eq!(pick(&s, 0), []);
+}
+
+#[test]
+fn taken_chunks_are_skipped_and_nothing_below_the_playhead_is_asked() {
+    let mut s = live_sets();
+    s.have = map(&[(0, 11), (195, 199)]);
+    s.request(13, 13);
+    s.request(190, 194);
+    let picked = pick(&s, 1000);
+    // Urgent 12 and 14..=17; the newest segment has nothing fresh; then
+    // segments newest first down to the urgent set's end, 18.
+    assert_eq!(
+        picked,
+        [
+            (12, 12),
+            (14, 17),
+            (160, 189),
+            (128, 159),
+            (96, 127),
+            (64, 95),
+            (32, 63),
+            (18, 31)
+        ]
+    );
+}
+
+#[test]
+fn chunks_late_elsewhere_come_first() {
+    let mut s = live_sets();
+    // 15..=16 went late at another peer (released, to be asked again).
+    s.late = map(&[(15, 16)]);
+    assert_eq!(pick(&s, 4), [(15, 16), (10, 11)]);
+    // The in-order walk does not take them a second time.
+    assert_eq!(pick(&s, 10), [(15, 16), (10, 14), (17, 17), (192, 193)]);
+    // A late chunk past the urgent set is not urgent any more.
+    s.late = map(&[(100, 100)]);
+    assert_eq!(pick(&s, 2), [(10, 11)]);
+}
+
+#[test]
+fn while_the_player_waits_everything_from_the_playhead_is_urgent() {
+    let mut s = live_sets();
+    s.link.prebuffering = true;
+    assert_eq!(pick(&s, 30), [(10, 39)]);
+}
+
+#[test]
+fn no_end_game_in_a_live_stream() {
+    let mut s = live_sets();
+    s.request(0, 199);
+    assert_eq!(pick(&s, 10), []);
+    // The same view outside a live stream would open the end game.
+    s.live = false;
+    assert!(Candidates::end_game_open(&s.view()));
+}
+
+#[test]
+fn without_a_playhead_only_the_newest_first_walk() {
+    let mut s = live_sets();
+    s.playhead = None;
+    assert_eq!(pick(&s, 10), [(192, 199), (160, 161)]);
+}
+
+#[test]
+fn urgent_requests_are_due_a_margin_before_they_play() {
+    let s = live_sets();
+    let p = picker();
+    let now = Instant::from_micros(10_000_000);
+    let view = PickView { now, ..s.view() };
+    // The playhead plays now: the margin is gone, so one answer time.
+    assert_eq!(
+        p.deadline(&view, r(10, 12)),
+        Some(now + Duration::from_millis(100))
+    );
+    // Past the urgent set: no deadline.
+    assert_eq!(p.deadline(&view, r(18, 30)), None);
+    let mut s = s;
+    s.playhead = None;
+    assert_eq!(p.deadline(&s.view(), r(10, 12)), None);
+}
