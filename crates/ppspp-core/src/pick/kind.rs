@@ -42,10 +42,10 @@ impl PickerKind {
 
     /// The picker for a live viewer when none is named: `ppspp stream`'s
     /// on a live swarm and a lab live viewer group's default. With 8
-    /// upload slots its viewers kept continuity 0.80-0.98 on `live-small`
-    /// (seeds 1-3) and 0.98-0.99 on `live-500`'s links with 20 viewers
-    /// (seeds 1-2), against sequential's 0.46-0.59 (0.71-0.80 with 4
-    /// slots, which suit sequential better), at half its p95 lag.
+    /// upload slots its viewers kept continuity 0.986-0.995 on
+    /// `live-small` (seeds 1-4) and 0.86-0.99 on `live-500`'s links with
+    /// 20 viewers (seeds 1-3), against sequential's 0.46-0.59 (0.71-0.80
+    /// with 4 slots, which suit sequential better) on both.
     pub const DEFAULT_LIVE: PickerKind = PickerKind::Live;
 
     /// Every policy, in the order of [`NAMES`].

@@ -9,7 +9,8 @@
 //!   (see [`Picker::deadline`]), then the rest;
 //! - **then the newest chunks first**, a segment of [`SEGMENT`] chunks at a
 //!   time from the newest the peer has down to the urgent set, each
-//!   segment's fresh chunks in order (so a request is a few long ranges).
+//!   segment's fresh chunks in order (so a request is a few long ranges);
+//!   a segment partly asked of another peer is left to that peer.
 //!
 //! Newest first is "latest useful chunk" of epidemic live streaming
 //! (Bonald et al., SIGMETRICS 2008: it minimises diffusion delay). The VoD
@@ -148,7 +149,9 @@ impl Picker for LivePicker {
         let mut hi = end - 1;
         while budget > 0 && hi >= floor {
             let lo = (hi - hi % SEGMENT).max(floor);
-            budget -= fresh.take_runs(lo, hi, budget, out);
+            if !left_to_another(view, lo, hi) {
+                budget -= fresh.take_runs(lo, hi, budget, out);
+            }
             match lo.checked_sub(1) {
                 Some(next) => hi = next,
                 None => break,
@@ -167,6 +170,22 @@ impl Picker for LivePicker {
         }
         Some(urgent_deadline(self.timing, view, playhead, range))
     }
+}
+
+/// Whether the segment `lo ..= hi`, past the urgent set, is left to the
+/// peer asked for part of it already: a segment is asked of one peer at a
+/// time (the rest of it from the same peer), unless it turns urgent.
+/// Splitting the newest munro among every peer that had it cost
+/// continuity; over `live-small` (seeds 1-4), `live-500`'s links with 20
+/// viewers (seeds 1-3) and 40 (seeds 1-2), mean continuity went from 0.933
+/// / 0.909 / 0.706 to 0.992 / 0.936 / 0.750 with this rule. Single seeds
+/// move either way; the hash bytes per DATA hardly changed (16.2 % of all
+/// bytes sent against 15.7 %), so that is not why.
+fn left_to_another(view: &PickView<'_>, lo: u64, hi: u64) -> bool {
+    let Some(segment) = ChunkRange::new(lo, hi) else {
+        return false;
+    };
+    !view.requested.is_empty_range(segment) && view.requested_from_peer.is_empty_range(segment)
 }
 
 #[cfg(test)]

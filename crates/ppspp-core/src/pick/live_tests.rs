@@ -48,14 +48,14 @@ fn taken_chunks_are_skipped_and_nothing_below_the_playhead_is_asked() {
     s.request(13, 13);
     s.request(190, 194);
     let picked = pick(&s, 1000);
-    // Urgent 12 and 14..=17; the newest segment has nothing fresh; then
-    // segments newest first down to the urgent set's end, 18.
+    // Urgent 12 and 14..=17; the newest segment has nothing fresh, the
+    // one below it is partly asked of another peer (190..=191) and left to
+    // it; then segments newest first down to the urgent set's end, 18.
     assert_eq!(
         picked,
         [
             (12, 12),
             (14, 17),
-            (160, 189),
             (128, 159),
             (96, 127),
             (64, 95),
@@ -63,6 +63,22 @@ fn taken_chunks_are_skipped_and_nothing_below_the_playhead_is_asked() {
             (18, 31)
         ]
     );
+}
+
+#[test]
+fn a_segment_partly_asked_elsewhere_is_left_to_that_peer_unless_urgent() {
+    let mut s = live_sets();
+    s.request(196, 197);
+    // 192..=199 is another peer's: the walk starts one segment lower.
+    assert_eq!(pick(&s, 20), [(10, 17), (160, 171)]);
+    // Asked of this peer too, the segment's rest comes from here as well.
+    s.from_peer = map(&[(192, 193)]);
+    s.request(192, 193);
+    assert_eq!(pick(&s, 20), [(10, 17), (194, 195), (198, 199), (160, 167)]);
+    // In the urgent set the rule does not hold: urgent chunks come from
+    // whoever has them.
+    s.playhead = Some(190);
+    assert_eq!(pick(&s, 4), [(190, 191), (194, 195)]);
 }
 
 #[test]
