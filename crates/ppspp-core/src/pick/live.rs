@@ -12,8 +12,9 @@
 //!   segment's fresh chunks in order (so a request is a few long ranges);
 //!   a segment partly asked of another peer is left to that peer.
 //!
-//! Newest first is "latest useful chunk" of epidemic live streaming
-//! (Bonald et al., SIGMETRICS 2008: it minimises diffusion delay). The VoD
+//! Newest first is the "latest useful chunk" policy of epidemic live
+//! streaming (Bonald et al., SIGMETRICS 2008), which spreads a chunk fast
+//! once it exists. The VoD
 //! pickers' rarest-first has no counts to go by in a live stream — the
 //! availability is sized by a content length that a live stream lacks —
 //! and so picked at random within its window: in `live-small` (seed 1,
@@ -40,7 +41,8 @@ use crate::play::timing::Timing;
 use crate::time::Instant;
 
 /// The urgent set's media time by default. Chosen by a scan of
-/// continuity (mean over viewers, then over seeds) with 8 upload slots:
+/// continuity (mean over viewers, then over seeds) with 8 upload slots,
+/// made before segments were left to one peer ([`left_to_another`]):
 ///
 /// | urgent | `live-small`, seeds 1-4 | `live-500` links, 20 viewers, seeds 1-4 | 40 viewers, seeds 1-2 |
 /// |---|---|---|---|
