@@ -25,7 +25,7 @@
 //! There is no end game: a live stream never ends, and while a viewer is
 //! at the live edge every chunk a peer has is typically asked of another
 //! already, so duplicating requests there spends upload on copies (see
-//! [`super::candidates::Candidates::end_game_open`]). A chunk late at one
+//! `Candidates::end_game_open`). A chunk late at one
 //! peer is asked again elsewhere through its deadline.
 
 use std::time::Duration;
@@ -42,7 +42,7 @@ use crate::time::Instant;
 
 /// The urgent set's media time by default. Chosen by a scan of
 /// continuity (mean over viewers, then over seeds) with 8 upload slots,
-/// made before segments were left to one peer ([`left_to_another`]):
+/// made before segments were left to one peer (`left_to_another`):
 ///
 /// | urgent | `live-small`, seeds 1-4 | `live-500` links, 20 viewers, seeds 1-4 | 40 viewers, seeds 1-2 |
 /// |---|---|---|---|
