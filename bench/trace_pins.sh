@@ -2,7 +2,8 @@
 # The trace hashes issue 22 pins, in a release build: the three of
 # crates/ppspp-lab/tests/trace_pins.rs plus the 1,000-peer scale run's first
 # 60 virtual seconds (about a minute), each printed beside the hash recorded
-# before the protocol core was reshaped. Exit 1 if any differs.
+# (last when DATA in flight began to count as held in choosing hashes,
+# issue 24). Exit 1 if any differs.
 # Usage: bench/trace_pins.sh [PPSPP_BIN]   (build first: cargo build --release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,11 +21,11 @@ check() { # name expected scenario [--set ...]
   if [ "$got" = "$want" ]; then r=same; else r=DIFFERENT; fail=1; fi
   printf '%-22s %s %s\n' "$name" "$got" "$r"
 }
-check flash-crowd e84c8c9a364e73b5594f3ede04d12237f54ceb91c5f719a2a31b50dc95ec4449 flash-crowd.toml
-for a in linear:322610670606137f0887c1f81616063dd5f29e526f7515ae8b9718c424155f46 \
-         std-vod:660414dc778c9b35ed8a93e61c6680c6a82bb1fb0ac6f001f8b80f62576c91be \
-         swift-vod:da497b971129295ecbab329e15b6858ba3ee8ffbc42f66b96fc73222a1517735; do
+check flash-crowd 9f354f05b34f1f1b50e8809c556c2186ab5a617c52763a7a3c481c785da3e17f flash-crowd.toml
+for a in linear:5c6d6724f4d8af8cf396b0368fd805c809047361f94cdc654757a53c3d346439 \
+         std-vod:c25c8e2ebfe171f0f59c2971ba1eadd04aa7ccd45b4be72390846e4b8f178690 \
+         swift-vod:cd8b56aa873030e8f6b396f7afdb896d8be0c9858ba787179fb4ba6bc448dfc4; do
   check "e1-32-${a%%:*}" "${a#*:}" e1-vod.toml --set peers.leechers.count=32 --set "peers.leechers.algorithm=${a%%:*}"
 done
-check scale-1000-60s b6aca01822251e9242540eeacdfb0221935aafb418abc0376e44a5d42d300473 scale-1000.toml --set duration=60s
+check scale-1000-60s 39ac87ddc4e0e1ac398f34d0169ba574ff96f85c966a4ae3d79e4c1d343b5762 scale-1000.toml --set duration=60s
 exit $fail

@@ -26,7 +26,7 @@ fn config(limit: Option<u64>) -> EndpointConfig {
 /// Runs seeders 1, 2 (400 kB/s) and 3 (20 kB/s) with a leecher using
 /// `picker` whose playhead follows its download; returns the fast set after
 /// 3 s and the requests the slow seeder got afterwards that fell in the
-/// high set (10 s = 1221 chunks from the playhead when they were sent).
+/// high set (10 s = 1221 chunks from the playhead when they were picked).
 fn run(picker: &str) -> (Vec<std::net::SocketAddr>, u64, u64) {
     let cs = ChunkSize::new(1024).unwrap();
     let (bytes, tree) = common::content(CHUNKS as usize * 1024, 251, cs);
@@ -74,12 +74,20 @@ fn run(picker: &str) -> (Vec<std::net::SocketAddr>, u64, u64) {
         }
         true
     }));
+    // The filter sees a request when it is delivered, one link delay
+    // (20 ms, two steps) after it was picked: it is judged against the
+    // playhead of three steps before, the oldest the picker may have used
+    // (judged against the newest, a request picked just outside the high
+    // set counted as urgent once the playhead moved on).
+    let mut recent = std::collections::VecDeque::from([0u64; 3]);
     for _ in 0..300 {
         let have = net.nodes[&addr(10)].have(h).unwrap();
         let first_missing = (0..CHUNKS)
             .find(|&c| !have.contains(ChunkIndex(c)))
             .unwrap_or(CHUNKS);
-        playhead.set(first_missing);
+        recent.push_back(first_missing);
+        recent.pop_front();
+        playhead.set(recent[0]);
         net.node(addr(10))
             .set_playhead(h, Some(ChunkIndex(first_missing)));
         net.run_for(Duration::from_millis(10), |_| false);

@@ -241,6 +241,83 @@ fn a_receiver_slower_than_the_stream_skips_forward_with_the_window() {
     assert!(got + stats.live_chunks_skipped <= munros * MUNRO - hook);
 }
 
+/// A receiver (hooking in `behind` munros before the newest) that follows
+/// a stream for 3 s, is cut off from its source for `cut`, then hears it
+/// again for 3 s. Returns its stats, the chunks it verified after the cut,
+/// and three chunks: the newest it held when the cut began, the newest
+/// made when the cut ended, and the newest it held at the end.
+fn cut_off_for(cut: Duration, behind: u64) -> (ppspp_core::proto::SwarmStats, u64, [u64; 3]) {
+    // 3.2 s of stream in the window (a munro per 100 ms).
+    let window = 32 * MUNRO;
+    let (src, h, id) = source(window, P256);
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), src);
+    push(&mut net, h, 0..4 * MUNRO);
+    let (rx, rh) = receiver(
+        &id,
+        window,
+        P256,
+        behind,
+        EndpointConfig::default(),
+        net.now,
+    );
+    net.add(addr(2), rx);
+    let mut m = 4;
+    let mut stream_for = |net: &mut Net, d: Duration| {
+        for _ in 0..d.as_millis() / 100 {
+            push(net, h, m * MUNRO..(m + 1) * MUNRO);
+            m += 1;
+            net.run_for(Duration::from_millis(100), |_| false);
+        }
+        m * MUNRO - 1
+    };
+    let edge = |net: &Net| net.nodes[&addr(2)].live_edge(rh).unwrap().0;
+    let verified = |net: &Net| net.nodes[&addr(2)].swarm_stats(rh).unwrap().chunks_verified;
+    stream_for(&mut net, Duration::from_secs(3));
+    let held_at_cut = edge(&net);
+    net.filter = Some(Box::new(|_| false));
+    let made_in_cut = stream_for(&mut net, cut);
+    net.filter = None;
+    let before = verified(&net);
+    stream_for(&mut net, Duration::from_secs(3));
+    let end = edge(&net);
+    let stats = net.nodes[&addr(2)].swarm_stats(rh).unwrap().clone();
+    let have = net.nodes[&addr(2)].have(rh).unwrap();
+    assert!(end > made_in_cut + 2 * MUNRO, "it hears the stream again");
+    assert!(
+        have.is_filled(ChunkRange::new(made_in_cut + 1, end).unwrap()),
+        "it follows the stream again"
+    );
+    assert_eq!(stats.chunks_rejected, 0);
+    assert_eq!(stats.chunks_duplicate, 0);
+    let after = stats.chunks_verified - before;
+    (stats, after, [held_at_cut, made_in_cut, end])
+}
+
+#[test]
+fn a_receiver_cut_off_longer_than_the_window_hooks_in_again_near_the_edge() {
+    let behind = 2;
+    // 6 s cut off: nearly two windows of stream go by unheard. The first
+    // munro it hears after is the one made right after the cut.
+    let (stats, after, [held, made, end]) = cut_off_for(Duration::from_secs(6), behind);
+    let hook = made + 1 - behind * MUNRO;
+    // After the cut it got all from the new hook-in to the edge, and not
+    // the old part of the window (a window more when it only followed the
+    // window's start, as a receiver slower than the stream does).
+    assert_eq!(after, end + 1 - hook, "hook-in at {hook}");
+    // What it never got is counted as skipped.
+    assert_eq!(stats.live_chunks_skipped, hook - (held + 1));
+}
+
+#[test]
+fn a_receiver_cut_off_within_the_window_fetches_all_it_missed() {
+    // 2 s cut off against a 3.2 s window: nothing left the window, and
+    // the HAVEs lost in the cut are made good by the next ones.
+    let (stats, after, [held, _, end]) = cut_off_for(Duration::from_secs(2), 2);
+    assert_eq!(stats.live_chunks_skipped, 0, "{stats:?}");
+    assert_eq!(after, end - held);
+}
+
 #[test]
 fn a_receiver_never_asks_a_peer_for_what_left_the_peers_window() {
     // The source keeps 32 munros (3.2 s of this stream); the receiver

@@ -101,6 +101,11 @@ fn requests_given_to_another_peer_are_cancelled_at_the_first() {
     );
     let cancels = Rc::new(Cell::new(0u64));
     let mut done = false;
+    // Duplicates counted until 90 % of the content is in: what seeder 1
+    // sent from its queue once it answered again (its timer backed off in
+    // the silence, so that is several seconds after the hole). The end
+    // game at the finish makes duplicates of its own, not this test's.
+    let mut before_end_game = None;
     while !done && net.now < start + Duration::from_secs(60) {
         let now = net.now;
         let counted = cancels.clone();
@@ -114,6 +119,10 @@ fn requests_given_to_another_peer_are_cancelled_at_the_first() {
             !(d.from == addr(1) && now >= hole.0 && now < hole.1)
         }));
         net.run_for(Duration::from_millis(10), |_| false);
+        let stats = net.nodes[&addr(10)].swarm_stats(h).unwrap();
+        if stats.chunks_verified >= CHUNKS * 9 / 10 && before_end_game.is_none() {
+            before_end_game = Some(stats.chunks_duplicate);
+        }
         done = net.nodes[&addr(10)].is_complete(h);
     }
     assert!(done, "the download did not complete in 60 s");
@@ -123,11 +132,9 @@ fn requests_given_to_another_peer_are_cancelled_at_the_first() {
     // only for chunks nobody else has been asked for. Every CANCEL here is
     // for a request that timed out at seeder 1.
     assert!(cancels.get() >= 5, "{} CANCELs to seeder 1", cancels.get());
-    // Without them, seeder 1 sent what it had queued once it could (20
-    // duplicates in this run); with them, what was in flight already.
-    assert!(
-        stats.chunks_duplicate <= 10,
-        "{} chunks arrived twice",
-        stats.chunks_duplicate
-    );
+    // Without them (the datagrams carrying them dropped in the filter),
+    // seeder 1 sent what it had queued once it answered again: 11 chunks
+    // arrived twice before the end game in this run; with them, none.
+    let doubled = before_end_game.unwrap();
+    assert!(doubled <= 3, "{doubled} chunks arrived twice");
 }

@@ -183,17 +183,82 @@ fn sweep_runs_the_grid_and_writes_one_table() {
     assert!(html.contains("<td>200KB</td>"), "{html}");
 }
 
-#[test]
-fn a_live_run_prints_its_lag_continuity_and_source_upload() {
-    // scenarios/live-small.toml cut to 3 viewers and 10 s of stream.
+/// scenarios/live-small.toml cut to 3 viewers and 10 s of stream, written
+/// into `dir`.
+fn tiny_live_scenario(dir: &std::path::Path) -> std::path::PathBuf {
     let text = include_str!("../../../scenarios/live-small.toml")
         .replace("count = 20", "count = 3")
         .replace("duration = \"60s\"", "duration = \"10s\"")
         .replace("duration = \"75s\"", "duration = \"20s\"")
         .replace("spread = \"5s\"", "spread = \"1s\"");
-    let dir = tempfile::tempdir().unwrap();
-    let scenario = dir.path().join("live.toml");
+    let scenario = dir.join("live.toml");
     std::fs::write(&scenario, text).unwrap();
+    scenario
+}
+
+#[test]
+fn a_live_sweep_tabulates_lag_continuity_and_source_upload() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = tiny_live_scenario(dir.path());
+    let out = dir.path().join("out");
+    let o = ppspp(&[
+        "lab",
+        "sweep",
+        scenario.to_str().unwrap(),
+        "--seeds",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // Each run's row carries its summary's `live` figures.
+    let table = std::fs::read_to_string(out.join("sweep.csv")).unwrap();
+    let head: Vec<&str> = table.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = table.lines().nth(1).unwrap().split(',').collect();
+    let cell = |name: &str| {
+        let i = head.iter().position(|h| *h == name).unwrap();
+        row[i].parse::<f64>().unwrap()
+    };
+    let summary: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(out.join("runs/run0000/summary.json")).unwrap(),
+    )
+    .unwrap();
+    let live = &summary["live"];
+    let near = |a: f64, b: f64| (a - b).abs() < 1e-3;
+    assert!(near(
+        cell("live_continuity"),
+        live["continuity"]["mean"].as_f64().unwrap()
+    ));
+    assert!(near(
+        cell("lag_p50_s"),
+        live["lag_s"]["p50"].as_f64().unwrap()
+    ));
+    assert!(near(
+        cell("lag_p95_s"),
+        live["lag_s"]["p95"].as_f64().unwrap()
+    ));
+    assert!(near(
+        cell("skips_per_viewer"),
+        live["skips_per_viewer"].as_f64().unwrap()
+    ));
+    assert!(near(
+        cell("source_upload_x"),
+        live["source_upload_x"].as_f64().unwrap()
+    ));
+    // The summary table and the page show them per grid point.
+    let means = std::fs::read_to_string(out.join("sweep_summary.csv")).unwrap();
+    let head: Vec<&str> = means.lines().next().unwrap().split(',').collect();
+    let row: Vec<&str> = means.lines().nth(1).unwrap().split(',').collect();
+    let i = head.iter().position(|h| *h == "lag_p95_s_mean").unwrap();
+    assert!(near(row[i].parse().unwrap(), cell("lag_p95_s")), "{means}");
+    let html = std::fs::read_to_string(out.join("sweep.html")).unwrap();
+    assert!(html.contains("live lag p95 (s)"), "{html}");
+}
+
+#[test]
+fn a_live_run_prints_its_lag_continuity_and_source_upload() {
+    let dir = tempfile::tempdir().unwrap();
+    let scenario = tiny_live_scenario(dir.path());
     let out = dir.path().join("out");
     let o = ppspp(&[
         "lab",

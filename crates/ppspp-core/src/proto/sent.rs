@@ -48,6 +48,24 @@ impl InFlight {
         self.queue.iter().find(|s| !s.acked).map(|s| s.at)
     }
 
+    /// The DATA in flight nearest `chunk` on either side, `chunk` itself
+    /// excluded (a copy of it in flight may be the one that was lost):
+    /// the chunks the peer will hold once this flight arrives, which is
+    /// what decides the uncle hashes the next DATA needs (see
+    /// `Upload::vouched`).
+    pub fn nearest_unacked(&self, chunk: u64) -> (Option<u64>, Option<u64>) {
+        let mut left = None;
+        let mut right = None;
+        for s in self.queue.iter().filter(|s| !s.acked) {
+            if s.chunk < chunk {
+                left = left.max(Some(s.chunk));
+            } else if s.chunk > chunk {
+                right = Some(right.map_or(s.chunk, |r: u64| r.min(s.chunk)));
+            }
+        }
+        (left, right)
+    }
+
     /// A DATA for `chunk` of `bytes` went out at `now`.
     pub fn on_sent(&mut self, chunk: u64, bytes: u64, now: Instant) {
         self.queue.push_back(Sent {
@@ -201,10 +219,16 @@ mod tests {
         assert_eq!(f.bytes(), 0);
         assert_eq!(f.oldest(), None);
         // HAVE takes DATA out of the flight without a sample or a loss.
+        assert_eq!(f.nearest_unacked(0), (None, None));
         f.on_sent(4, 100, t(300));
         f.on_sent(5, 100, t(301));
         assert_eq!(f.on_have(ChunkRange::single(5u64).unwrap()), 100);
         assert_eq!(f.bytes(), 100);
         assert_eq!(f.oldest(), Some(t(300)));
+        assert_eq!(f.nearest_unacked(4), (None, None), "itself, and 5 is acked");
+        f.on_sent(9, 100, t(302));
+        f.on_sent(7, 100, t(303));
+        assert_eq!(f.nearest_unacked(6), (Some(4), Some(7)));
+        assert_eq!(f.nearest_unacked(9), (Some(7), None));
     }
 }

@@ -12,13 +12,19 @@ use super::csv::split_line;
 use super::sweep_plots::{SeriesBars, SeriesLine};
 
 /// Figures of `sweep.csv` aggregated per grid point, with their column.
-pub(crate) const FIGURES: [(&str, &str); 6] = [
+pub(crate) const FIGURES: [(&str, &str); 11] = [
     ("stalls_per_viewer", "stalls per viewer"),
     ("stall_s_per_viewer", "stall time per viewer (s)"),
     ("startup_mean_s", "mean startup delay (s)"),
     ("startup_p95_s", "p95 startup delay (s)"),
     ("download_mean_s", "mean download time (s)"),
     ("continuity", "continuity index"),
+    // Live runs (the summary's `live` object): issue 24's goal figures.
+    ("live_continuity", "live continuity index"),
+    ("lag_p50_s", "live lag p50 (s)"),
+    ("lag_p95_s", "live lag p95 (s)"),
+    ("skips_per_viewer", "live skips per viewer"),
+    ("source_upload_x", "source upload (x stream rate)"),
 ];
 
 /// One grid point: its axis values, its runs (index and seed) and each
@@ -110,6 +116,15 @@ pub(crate) fn mean_sd(v: &[f64]) -> Option<(f64, f64)> {
 }
 
 impl Sweep {
+    /// The figures some run of the sweep has (a VoD sweep has no live lag,
+    /// a live one no download time), in [`FIGURES`] order.
+    pub(crate) fn shown_figures(&self) -> Vec<(&'static str, &'static str)> {
+        FIGURES
+            .into_iter()
+            .filter(|(f, _)| self.points.iter().any(|p| p.figures.contains_key(f)))
+            .collect()
+    }
+
     /// The x axis: the first axis whose values are all numbers and not all
     /// equal.
     pub(crate) fn x_axis(&self) -> Option<usize> {

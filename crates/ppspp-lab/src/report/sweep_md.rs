@@ -6,7 +6,7 @@
 use std::fmt::Write as _;
 
 use super::html::fmt_f;
-use super::sweep::{mean_sd, Layout, Sweep, FIGURES};
+use super::sweep::{mean_sd, Layout, Sweep};
 
 /// What a figure without a value prints as.
 const NONE: &str = "—";
@@ -80,10 +80,7 @@ pub(crate) fn markdown(title: &str, sweep: &Sweep) -> String {
         "Mean ± standard deviation over seeds; — : no run of the point has the figure \
          (no viewers, none started, or no leecher completed).\n\n",
     );
-    let shown: Vec<(&str, &str)> = FIGURES
-        .into_iter()
-        .filter(|(f, _)| sweep.points.iter().any(|p| p.figures.contains_key(f)))
-        .collect();
+    let shown = sweep.shown_figures();
     let mut cols: Vec<String> = sweep.keys.iter().map(|k| md(k)).collect();
     cols.push("seeds".into());
     cols.extend(shown.iter().map(|f| f.1.to_string()));

@@ -67,8 +67,11 @@ fn startups(path: &Path) -> Vec<f64> {
         .collect()
 }
 
-/// `sweep_summary.csv`, and the page's table rows, one per grid point.
+/// `sweep_summary.csv` (every figure, so its columns do not depend on
+/// the runs), and the page's table rows, one per grid point, with the
+/// figures some run has.
 fn summary(dir: &Path, sweep: &Sweep) -> (String, Vec<Vec<String>>) {
+    let shown = sweep.shown_figures();
     let mut csv = String::new();
     for k in &sweep.keys {
         let _ = write!(csv, "{k},");
@@ -81,18 +84,24 @@ fn summary(dir: &Path, sweep: &Sweep) -> (String, Vec<Vec<String>>) {
     let mut rows = Vec::new();
     for p in &sweep.points {
         let mut row: Vec<String> = p.axes.iter().map(|a| escape(a)).collect();
-        let _ = write!(csv, "{},{}", p.axes.join(","), p.runs.len());
+        // A sweep of seeds alone has no axis columns (and so no comma).
+        for a in &p.axes {
+            let _ = write!(csv, "{a},");
+        }
+        let _ = write!(csv, "{}", p.runs.len());
         row.push(p.runs.len().to_string());
         for (f, _) in FIGURES {
-            match p.figures.get(f).and_then(|v| mean_sd(v)) {
+            let cell = p.figures.get(f).and_then(|v| mean_sd(v));
+            match cell {
                 Some((m, sd)) => {
                     let _ = write!(csv, ",{m:.4},{sd:.4}");
-                    row.push(format!("{} ± {}", fmt_f(m), fmt_f(sd)));
                 }
-                None => {
-                    csv.push_str(",,");
-                    row.push(NONE.into());
-                }
+                None => csv.push_str(",,"),
+            }
+            if shown.iter().any(|s| s.0 == f) {
+                row.push(cell.map_or(NONE.into(), |(m, sd)| {
+                    format!("{} ± {}", fmt_f(m), fmt_f(sd))
+                }));
             }
         }
         csv.push('\n');
@@ -157,10 +166,7 @@ fn figure(
 /// no run has (no viewers: no stalls) is left out.
 fn figures(o: &mut String, dir: &Path, sweep: &Sweep) -> io::Result<()> {
     let layout = sweep.layout();
-    for (f, label) in FIGURES {
-        if !sweep.points.iter().any(|p| p.figures.contains_key(f)) {
-            continue;
-        }
+    for (f, label) in sweep.shown_figures() {
         let file = format!("sweep_{f}.svg");
         match layout {
             Layout::Numeric(x) => {
@@ -378,7 +384,7 @@ pub fn write_sweep_report(dir: &Path) -> io::Result<()> {
     o.push_str("<h2>Per grid point (mean ± standard deviation over seeds)</h2>\n");
     let mut head: Vec<&str> = sweep.keys.iter().map(String::as_str).collect();
     head.push("seeds");
-    head.extend(FIGURES.iter().map(|f| f.1));
+    head.extend(sweep.shown_figures().iter().map(|f| f.1));
     head.push("runs");
     table(&mut o, &head, &rows);
     if rows.iter().flatten().any(|c| c == NONE) {

@@ -262,7 +262,8 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
     csv.push_str(
         "seed,leechers,completed,download_mean_s,download_p50_s,download_p95_s,\
          startup_mean_s,startup_p95_s,stalls_per_viewer,stall_s_per_viewer,continuity,\
-         seeks_per_viewer,seek_wait_s_per_viewer,virtual_s,wall_s,trace_hash\n",
+         seeks_per_viewer,seek_wait_s_per_viewer,live_continuity,lag_p50_s,lag_p95_s,\
+         skips_per_viewer,source_upload_x,virtual_s,wall_s,trace_hash\n",
     );
     for job in &done {
         let summary = std::fs::read_to_string(job.dir.join("summary.json")).unwrap_or_default();
@@ -284,6 +285,11 @@ pub fn run(a: &SweepArgs) -> anyhow::Result<()> {
             vec!["playback", "continuity"],
             vec!["playback", "seeks_per_viewer"],
             vec!["playback", "seek_wait_s_per_viewer"],
+            vec!["live", "continuity", "mean"],
+            vec!["live", "lag_s", "p50"],
+            vec!["live", "lag_s", "p95"],
+            vec!["live", "skips_per_viewer"],
+            vec!["live", "source_upload_x"],
             vec!["virtual_s"],
             vec!["wall_s"],
             vec!["trace_hash"],

@@ -129,12 +129,41 @@ impl Announce {
                 if remote_has.is_filled(range) {
                     continue;
                 }
+                let range = match swarm.live.is_some() && ranges {
+                    true => reach_back(swarm, remote_has, range),
+                    false => range,
+                };
                 if !first_have(w) || !push_have_range(swarm, sc, w, range) {
                     return;
                 }
             }
             self.have_cursor += n;
         }
+    }
+}
+
+/// A live swarm's HAVE for `range`, reaching back over the chunks we hold
+/// right below it that the peer lacks (down to the newest chunk it holds,
+/// and not below our floor). A HAVE is sent once and never acknowledged
+/// (RFC 7574 §3.2), so one lost with its datagram left those chunks
+/// unannounced to the peer for good: a receiver cut off for two seconds
+/// came back to see only the chunks made after, and let the window take
+/// the rest (`proto_live_window.rs`). With chunk ranges the wider HAVE
+/// costs nothing more; a peer that heard everything sees no change.
+fn reach_back(swarm: &Swarm, remote_has: &Binmap, range: ChunkRange) -> ChunkRange {
+    let Some(below) = range.first().0.checked_sub(1) else {
+        return range;
+    };
+    let lo = remote_has
+        .last_filled_to(ChunkIndex(below))
+        .map_or(0, |c| c.0 + 1)
+        .max(swarm.live_floor.map_or(0, |f| f.0));
+    let ours = ChunkRange::new(lo, below).and_then(|r| swarm.have.filled_runs_in(r).last());
+    match ours {
+        Some(run) if run.last().0 == below => {
+            ChunkRange::new(run.first(), range.last()).unwrap_or(range)
+        }
+        _ => range,
     }
 }
 

@@ -28,6 +28,9 @@ pub(crate) struct Upload {
     ahead: BTreeSet<ChunkIndex>,
     /// When the pacer lets the next DATA go (for the timer).
     next_data_at: Instant,
+    /// When the peer last acknowledged DATA: while its ACKs keep coming,
+    /// the DATA in flight counts as held when choosing hashes (`data.rs`).
+    last_ack: Option<Instant>,
 }
 
 impl Upload {
@@ -41,6 +44,7 @@ impl Upload {
             pacer: Pacer::new(now),
             ahead: BTreeSet::new(),
             next_data_at: now,
+            last_ack: None,
         }
     }
 
@@ -95,6 +99,7 @@ impl Upload {
             self.rtt.on_sample(rtt);
         }
         if out.acked_bytes > 0 {
+            self.last_ack = Some(now);
             let sample = AckSample {
                 bytes: out.acked_bytes,
                 one_way_delay: Some(delay),
@@ -234,5 +239,53 @@ mod tests {
         // their parent: only the DATA goes.
         assert_eq!(sent.len(), 1, "{sent:?}");
         assert!(sent[0].starts_with("DATA(chunks 1..=1,"), "{sent:?}");
+    }
+
+    /// What a seeder writes for chunks 0 and 1 to a peer that acknowledged
+    /// chunks 4..=7 (so the round trip is known and the window has room
+    /// for two), the second DATA `gap` after the first.
+    fn burst_of_two(gap: Duration) -> (Vec<String>, Vec<String>) {
+        // Hashes sent ahead of a burst (§5.3) would cover both chunks in
+        // one datagram; a live swarm and libswift's profile send none.
+        let cfg = EndpointConfig {
+            integrity_ahead: false,
+            ..EndpointConfig::default()
+        };
+        let mut swarm = seeder();
+        let (mut u, mut p, mut out) = (fresh(), peer(), Outcome::default());
+        let sc = &mut scope(&mut p, &mut out);
+        let t0 = Instant::ZERO;
+        let t1 = t0 + Duration::from_millis(40);
+        for c in 4..=7 {
+            u.inflight.on_sent(c, MSS, t0);
+        }
+        u.handle_ack(t1, r(4, 7), 0);
+        let mut has = Binmap::new();
+        has.set(r(4, 7));
+        u.handle_request(r(0, 1), 16).unwrap();
+        let first = with_ctx(&cfg, t1, |ctx| {
+            written(|w| u.poll_data(&mut swarm, ctx, sc, (false, &has), w))
+        });
+        let second = with_ctx(&cfg, t1 + gap, |ctx| {
+            written(|w| u.poll_data(&mut swarm, ctx, sc, (false, &has), w))
+        });
+        (first, second)
+    }
+
+    #[test]
+    fn data_in_flight_counts_as_held_only_while_acks_flow() {
+        // Chunk 0 needs chunk 1's hash and bin 2..=3's; the peer holds
+        // bin 4..=7's side already (RFC 7574 §5.4).
+        let (first, second) = burst_of_two(Duration::from_millis(5));
+        assert_eq!(first.len(), 3, "{first:?}");
+        // Chunk 0 is in flight and ACKs come: its sibling's hash and bin
+        // 2..=3's reach the peer with it, so chunk 1 goes alone.
+        assert_eq!(second.len(), 1, "{second:?}");
+        assert!(second[0].starts_with("DATA(chunks 1..=1,"), "{second:?}");
+        // Two round trips without an ACK: chunk 0 may have gone into a
+        // hole, so chunk 1 carries what it needs again.
+        let (_, second) = burst_of_two(Duration::from_millis(200));
+        assert_eq!(second.len(), 3, "{second:?}");
+        assert!(second[2].starts_with("DATA(chunks 1..=1,"), "{second:?}");
     }
 }
