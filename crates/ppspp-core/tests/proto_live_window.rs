@@ -16,8 +16,10 @@ use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmHandle, SwarmSetup};
 use ppspp_core::storage::LiveRing;
 use ppspp_core::time::Instant;
 use ppspp_core::wire::{
-    ChannelId, ChunkSpec, DiscardWindow, LiveSignatureAlgorithm, Message, Timestamp,
+    decode_datagram, ChannelId, ChunkAddressing, ChunkSpec, DiscardWindow, LiveSignatureAlgorithm,
+    Message, SwarmParams, Timestamp,
 };
+use ppspp_core::HashFunction;
 use ppspp_core::{ChunkIndex, ChunkRange, ChunkSize};
 
 /// Chunks per munro (the default munro size).
@@ -316,6 +318,64 @@ fn a_receiver_cut_off_within_the_window_fetches_all_it_missed() {
     let (stats, after, [held, _, end]) = cut_off_for(Duration::from_secs(2), 2);
     assert_eq!(stats.live_chunks_skipped, 0, "{stats:?}");
     assert_eq!(after, end - held);
+}
+
+#[test]
+fn haves_carry_the_signed_munro_to_a_joining_receiver_only() {
+    use std::cell::Cell;
+    use std::rc::Rc;
+    let window = 32 * MUNRO;
+    let (src, h, id) = source(window, P256);
+    let mut net = Net::new(Duration::from_millis(10));
+    net.add(addr(1), src);
+    push(&mut net, h, 0..4 * MUNRO);
+    let (rx, _) = receiver(&id, window, P256, 0, EndpointConfig::default(), net.now);
+    net.add(addr(2), rx);
+    // Datagrams of HAVEs without DATA from the source, and those of them
+    // with a SIGNED_INTEGRITY.
+    let counts = Rc::new(Cell::new((0u64, 0u64)));
+    let seen = counts.clone();
+    let params = SwarmParams {
+        addressing: ChunkAddressing::ChunkRanges32,
+        hash_function: HashFunction::Sha1,
+        signature_len: Some(64),
+        chunk_size: Some(1024),
+    };
+    net.filter = Some(Box::new(move |d| {
+        if d.from == addr(1) && d.to == addr(2) {
+            if let Ok((_, msgs)) = decode_datagram(&d.bytes, params) {
+                let msgs: Vec<Message<'_>> = msgs.flatten().collect();
+                let has = |f: fn(&Message<'_>) -> bool| msgs.iter().any(f);
+                if has(|m| matches!(m, Message::Have(_)))
+                    && !has(|m| matches!(m, Message::Data { .. }))
+                {
+                    let signed = has(|m| matches!(m, Message::SignedIntegrity { .. }));
+                    let (n, s) = seen.get();
+                    seen.set((n + 1, s + u64::from(signed)));
+                }
+            }
+        }
+        true
+    }));
+    let mut m = 4;
+    let mut stream_for = |net: &mut Net, d: Duration| {
+        for _ in 0..d.as_millis() / 100 {
+            push(net, h, m * MUNRO..(m + 1) * MUNRO);
+            m += 1;
+            net.run_for(Duration::from_millis(100), |_| false);
+        }
+    };
+    // Joining: the HAVEs bring the newest munro to hook in on.
+    stream_for(&mut net, Duration::from_secs(1));
+    let (haves, signed) = counts.get();
+    assert!(signed >= 1, "{signed} of {haves} HAVE datagrams signed");
+    // Following the stream: DATA bring each munro's signature, HAVEs none
+    // (they went with every HAVE round before, to every neighbour).
+    counts.set((0, 0));
+    stream_for(&mut net, Duration::from_secs(3));
+    let (haves, signed) = counts.get();
+    assert!(haves >= 5, "{haves} HAVE datagrams");
+    assert_eq!(signed, 0, "{signed} of {haves} HAVE datagrams signed");
 }
 
 #[test]

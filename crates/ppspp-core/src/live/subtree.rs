@@ -183,8 +183,18 @@ impl MunroNodes {
 
     /// The uncle hashes a receiver needs for `chunk`, from the munro's
     /// child layer down to the chunk's sibling (the order libswift sends
-    /// and RFC 7574 §5.4 describes), skipping those `receiver_holds`; only
-    /// trusted hashes are handed on. `None` if one is not trusted here.
+    /// and RFC 7574 §5.4 describes); only trusted hashes are handed on.
+    /// `None` if one is not trusted here.
+    ///
+    /// `receiver_holds(b)` tells whether the receiver holds a verified
+    /// chunk under `b`. The walk up from the chunk stops below the first
+    /// such ancestor: the receiver verified that chunk's path, which holds
+    /// the hash of every child of that ancestor, so it trusts the node
+    /// the walk reached and everything above it (as `MerkleTree::uncles`
+    /// and libswift do). Skipping only the held siblings and going on up
+    /// sent a DATA after its neighbour four hashes instead of one in a
+    /// 32-chunk munro: 10.7 % of all bytes in `live-500`'s links at 40
+    /// viewers, where one is needed in 32-chunk runs from one peer.
     pub(crate) fn uncles(
         &self,
         chunk: ChunkIndex,
@@ -194,11 +204,12 @@ impl MunroNodes {
         let mut uncles = Vec::with_capacity(self.munro.layer() as usize);
         let mut bin = leaf;
         while bin != self.munro {
-            let sibling = bin.sibling()?;
-            if !receiver_holds(sibling) {
-                uncles.push((sibling, self.trusted(sibling)?));
+            let (sibling, parent) = (bin.sibling()?, bin.parent()?);
+            if receiver_holds(parent) {
+                break;
             }
-            bin = bin.parent()?;
+            uncles.push((sibling, self.trusted(sibling)?));
+            bin = parent;
         }
         uncles.reverse();
         Some(uncles)
@@ -248,6 +259,34 @@ mod tests {
         assert_eq!(source.uncles(ChunkIndex(18), held), Some(vec![]));
         // The receiver can serve what it verified.
         assert_eq!(receiver.uncles(chunk, |_| false), Some(uncles));
+    }
+
+    #[test]
+    fn a_receiver_holding_a_chunk_is_sent_only_the_uncles_below_their_meeting() {
+        let hf = HashFunction::Sha1;
+        let munro = Bin::new(5, 0).unwrap(); // chunks 0..=31
+        let data = leaves(32, 3);
+        let source = MunroNodes::build(munro, &data, hf);
+        let mut receiver = MunroNodes::trusting(munro, source.munro_hash().unwrap());
+        for (b, h) in source.uncles(ChunkIndex(2), |_| false).unwrap() {
+            receiver.offer(b, h);
+        }
+        receiver.verify(ChunkIndex(2), data[2], hf).unwrap();
+        // What the receiver holds: chunk 2.
+        let holds = |b: Bin| b.contains_chunk(ChunkIndex(2));
+        // Chunk 3 meets chunk 2 at their parent: chunk 2's path brought
+        // chunk 3's hash, so nothing goes.
+        assert_eq!(source.uncles(ChunkIndex(3), holds), Some(vec![]));
+        receiver.verify(ChunkIndex(3), data[3], hf).unwrap();
+        // Chunk 4 meets it at 0..=7: chunk 5's hash and 6..=7's, not the
+        // two above (4 of 5 hashes went before).
+        let uncles = source.uncles(ChunkIndex(4), holds).unwrap();
+        let bins: Vec<Bin> = uncles.iter().map(|u| u.0).collect();
+        assert_eq!(bins, vec![Bin::new(1, 3).unwrap(), Bin::new(0, 5).unwrap()]);
+        for (b, h) in uncles {
+            receiver.offer(b, h);
+        }
+        receiver.verify(ChunkIndex(4), data[4], hf).unwrap();
     }
 
     #[test]

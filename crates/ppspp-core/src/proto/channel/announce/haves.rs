@@ -167,8 +167,35 @@ fn reach_back(swarm: &Swarm, remote_has: &Binmap, range: ChunkRange) -> ChunkRan
     }
 }
 
-/// The newest signed munro of a live swarm, if the peer holds no chunk
-/// under it.
+/// Munros back from the newest within which a peer holding a chunk needs
+/// no signed munro with our HAVEs: it follows the stream, and DATA bring
+/// it each munro's signature (RFC 7574 §6.1.2.3); a peer further behind
+/// (a cut-off one) hears the edge from the HAVE and hooks in again near
+/// it (`live_window.rs`). Chosen by a scan of continuity (mean over
+/// viewers, then over seeds 1-4; 1 is the rule before, a signature while
+/// the peer held nothing under the newest munro):
+///
+/// | munros | `live-small` | `live-500`'s links, 40 viewers, 60 s |
+/// |---|---|---|
+/// | 1 | 0.993 | 0.791 |
+/// | 2 | 0.995 | 0.921 |
+/// | 8 | 0.994 | 0.916 |
+/// | 32 | 0.998 | 0.928 |
+/// | 1000 | — | 0.917 |
+///
+/// Anything from 2 on does about as well (single seeds swing by 0.2);
+/// 32 is best on both, 8 s of a 1 Mbit/s stream in 1 KiB chunks.
+const FOLLOWING_MUNROS: u64 = 32;
+
+/// The newest signed munro of a live swarm, to go with a HAVE: while the
+/// peer holds no chunk under the newest [`FOLLOWING_MUNROS`] munros (a
+/// joining libswift peer hooks in on it before it asks for anything, and
+/// ours confirms its hook-in with it). Sent while the peer held no chunk
+/// under the newest munro alone, as before, a signature went with nearly
+/// every HAVE datagram to every neighbour: the peer was being told of
+/// that munro's chunks just then. That was 3 % of all bytes in
+/// `live-500`'s links at 40 viewers, three quarters of the signatures
+/// sent.
 fn newest_unheld_munro<'a>(
     swarm: &'a Swarm,
     remote_has: &Binmap,
@@ -180,7 +207,12 @@ fn newest_unheld_munro<'a>(
     }
     let m = swarm.integrity.live()?.newest()?;
     let range = m.bin.chunks()?;
-    remote_has.is_empty_range(range).then_some(m)
+    let recent = range
+        .first()
+        .0
+        .saturating_sub((FOLLOWING_MUNROS - 1).saturating_mul(range.len()));
+    let recent = ChunkRange::new(recent, range.last().0)?;
+    remote_has.is_empty_range(recent).then_some(m)
 }
 
 /// Writes HAVE for `range` if all of it fits.
