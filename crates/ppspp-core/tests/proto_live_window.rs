@@ -243,13 +243,10 @@ fn a_receiver_slower_than_the_stream_skips_forward_with_the_window() {
     assert!(got + stats.live_chunks_skipped <= munros * MUNRO - hook);
 }
 
-/// A receiver (hooking in `behind` munros before the newest) that follows
-/// a stream for 3 s, is cut off from its source for `cut`, then hears it
-/// again for 3 s. Returns its stats, the chunks it verified after the cut,
-/// and three chunks: the newest it held when the cut began, the newest
-/// made when the cut ended, and the newest it held at the end.
-fn cut_off_for(cut: Duration, behind: u64) -> (ppspp_core::proto::SwarmStats, u64, [u64; 3]) {
-    // 3.2 s of stream in the window (a munro per 100 ms).
+/// A source with a 3.2 s window (32 munros, a munro per 100 ms) that made
+/// 4 munros, and a receiver hooking in `behind` munros before the newest:
+/// the net, the source's swarm and the receiver's.
+fn following_pair(behind: u64) -> (Net, SwarmHandle, SwarmHandle) {
     let window = 32 * MUNRO;
     let (src, h, id) = source(window, P256);
     let mut net = Net::new(Duration::from_millis(10));
@@ -264,24 +261,37 @@ fn cut_off_for(cut: Duration, behind: u64) -> (ppspp_core::proto::SwarmStats, u6
         net.now,
     );
     net.add(addr(2), rx);
+    (net, h, rh)
+}
+
+/// Streams for `d`: a munro made at the source every 100 ms, munro `*next`
+/// first. Returns the newest chunk made.
+fn stream_for(net: &mut Net, h: SwarmHandle, next: &mut u64, d: Duration) -> u64 {
+    for _ in 0..d.as_millis() / 100 {
+        push(net, h, *next * MUNRO..(*next + 1) * MUNRO);
+        *next += 1;
+        net.run_for(Duration::from_millis(100), |_| false);
+    }
+    *next * MUNRO - 1
+}
+
+/// A receiver (hooking in `behind` munros before the newest) that follows
+/// a stream for 3 s, is cut off from its source for `cut`, then hears it
+/// again for 3 s. Returns its stats, the chunks it verified after the cut,
+/// and three chunks: the newest it held when the cut began, the newest
+/// made when the cut ended, and the newest it held at the end.
+fn cut_off_for(cut: Duration, behind: u64) -> (ppspp_core::proto::SwarmStats, u64, [u64; 3]) {
+    let (mut net, h, rh) = following_pair(behind);
     let mut m = 4;
-    let mut stream_for = |net: &mut Net, d: Duration| {
-        for _ in 0..d.as_millis() / 100 {
-            push(net, h, m * MUNRO..(m + 1) * MUNRO);
-            m += 1;
-            net.run_for(Duration::from_millis(100), |_| false);
-        }
-        m * MUNRO - 1
-    };
     let edge = |net: &Net| net.nodes[&addr(2)].live_edge(rh).unwrap().0;
     let verified = |net: &Net| net.nodes[&addr(2)].swarm_stats(rh).unwrap().chunks_verified;
-    stream_for(&mut net, Duration::from_secs(3));
+    stream_for(&mut net, h, &mut m, Duration::from_secs(3));
     let held_at_cut = edge(&net);
     net.filter = Some(Box::new(|_| false));
-    let made_in_cut = stream_for(&mut net, cut);
+    let made_in_cut = stream_for(&mut net, h, &mut m, cut);
     net.filter = None;
     let before = verified(&net);
-    stream_for(&mut net, Duration::from_secs(3));
+    stream_for(&mut net, h, &mut m, Duration::from_secs(3));
     let end = edge(&net);
     let stats = net.nodes[&addr(2)].swarm_stats(rh).unwrap().clone();
     let have = net.nodes[&addr(2)].have(rh).unwrap();
@@ -324,13 +334,7 @@ fn a_receiver_cut_off_within_the_window_fetches_all_it_missed() {
 fn haves_carry_the_signed_munro_to_a_joining_receiver_only() {
     use std::cell::Cell;
     use std::rc::Rc;
-    let window = 32 * MUNRO;
-    let (src, h, id) = source(window, P256);
-    let mut net = Net::new(Duration::from_millis(10));
-    net.add(addr(1), src);
-    push(&mut net, h, 0..4 * MUNRO);
-    let (rx, _) = receiver(&id, window, P256, 0, EndpointConfig::default(), net.now);
-    net.add(addr(2), rx);
+    let (mut net, h, _) = following_pair(0);
     // Datagrams of HAVEs without DATA from the source, and those of them
     // with a SIGNED_INTEGRITY.
     let counts = Rc::new(Cell::new((0u64, 0u64)));
@@ -358,21 +362,14 @@ fn haves_carry_the_signed_munro_to_a_joining_receiver_only() {
         true
     }));
     let mut m = 4;
-    let mut stream_for = |net: &mut Net, d: Duration| {
-        for _ in 0..d.as_millis() / 100 {
-            push(net, h, m * MUNRO..(m + 1) * MUNRO);
-            m += 1;
-            net.run_for(Duration::from_millis(100), |_| false);
-        }
-    };
     // Joining: the HAVEs bring the newest munro to hook in on.
-    stream_for(&mut net, Duration::from_secs(1));
+    stream_for(&mut net, h, &mut m, Duration::from_secs(1));
     let (haves, signed) = counts.get();
     assert!(signed >= 1, "{signed} of {haves} HAVE datagrams signed");
     // Following the stream: DATA bring each munro's signature, HAVEs none
     // (they went with every HAVE round before, to every neighbour).
     counts.set((0, 0));
-    stream_for(&mut net, Duration::from_secs(3));
+    stream_for(&mut net, h, &mut m, Duration::from_secs(3));
     let (haves, signed) = counts.get();
     assert!(haves >= 5, "{haves} HAVE datagrams");
     assert_eq!(signed, 0, "{signed} of {haves} HAVE datagrams signed");
