@@ -53,26 +53,24 @@ impl Upload {
                 return;
             };
             let sent_ahead = self.ahead.remove(&chunk);
+            // Looked up once per DATA: it walks the flight.
+            let near = (!sent_ahead).then(|| self.held_near(ctx.now, remote_has, chunk));
             let hashes = swarm
                 .have
                 .contains(chunk)
-                .then(|| {
-                    if sent_ahead {
-                        Some(Vec::new())
-                    } else {
-                        let near = self.held_near(ctx.now, remote_has, chunk);
-                        self.hashes_for(swarm, remote_has.is_empty(), near, chunk)
-                    }
+                .then(|| match near {
+                    None => Some(Vec::new()),
+                    Some(near) => self.hashes_for(swarm, remote_has.is_empty(), near, chunk),
                 })
                 .flatten();
             match (hashes, sc.spec_for_chunk(swarm, chunk)) {
-                (Some(h), Some(spec)) => break ((chunk, spec), h),
+                (Some(h), Some(spec)) => break ((chunk, spec, near), h),
                 _ => {
                     self.queue.pop();
                 }
             }
         };
-        let (chunk, spec) = chunk;
+        let (chunk, spec, near) = chunk;
         if !hashes.is_empty()
             && w.is_empty()
             && ctx.config.integrity_ahead
@@ -82,7 +80,8 @@ impl Upload {
         {
             return; // This datagram carries the hashes; the DATA follow.
         }
-        let munro = live_munro(swarm, self.held_near(ctx.now, remote_has, chunk), chunk);
+        let near = near.unwrap_or_else(|| self.held_near(ctx.now, remote_has, chunk));
+        let munro = live_munro(swarm, near, chunk);
         let spec_len = sc.spec_len();
         let munro_len = munro.as_ref().map_or(0, |m| {
             2 * spec_len + sc.params.hash_len() + 8 + m.signature.len()
