@@ -5,10 +5,16 @@ use crate::pick::test_sets::{map, r, Sets};
 use crate::pick::PeerLink;
 
 /// An urgent set of 8 chunks: 1 KiB chunks of 1 Mbit/s media last 8192 µs.
-fn picker() -> LivePicker {
+fn spread_picker() -> LivePicker {
     let p = LivePicker::sized(MediaRate::default(), Duration::from_micros(8 * 8192));
     assert_eq!(p.urgent_chunks(), 8);
     p
+}
+
+/// The same, entering every segment at its head, so that the walk's
+/// ranges can be named.
+fn picker() -> LivePicker {
+    spread_picker().entering_at_heads()
 }
 
 /// A live stream: the peer has chunks 0..=199, nothing counted (a live
@@ -134,4 +140,49 @@ fn urgent_requests_are_due_a_margin_before_they_play() {
     let mut s = s;
     s.playhead = None;
     assert_eq!(p.deadline(&s.view(), r(10, 12)), None);
+}
+
+#[test]
+fn viewers_enter_a_segment_at_their_own_offset_and_wrap_around() {
+    let mut s = live_sets();
+    s.playhead = None;
+    // The newest whole segment is 160..=191; the partial one 192..=199
+    // holds a third of the walk's budget.
+    s.have = map(&[(192, 199)]);
+    let mut entries = std::collections::BTreeSet::new();
+    for seed in 0..16 {
+        let mut p = spread_picker();
+        let picked = s.pick_with(&mut p, 32, seed);
+        s.check(&picked, 32);
+        // The whole segment, from one entry point: at most two ranges,
+        // the second ending where the first began.
+        let chunks: std::collections::BTreeSet<u64> =
+            picked.iter().flat_map(|&(a, b)| a..=b).collect();
+        assert_eq!(chunks, (160..=191).collect(), "seed {seed}: {picked:?}");
+        let entry = picked[0].0;
+        match picked[..] {
+            [(a, 191)] => assert_eq!(a, 160),
+            [(a, 191), (160, b)] => assert_eq!(b + 1, a),
+            _ => panic!("seed {seed}: {picked:?}"),
+        }
+        entries.insert(entry);
+        // The same picker enters the same segment at the same place again.
+        let again = s.pick_with(&mut p, 4, seed + 100);
+        assert_eq!(again[0].0, entry, "seed {seed}");
+    }
+    // Sixteen viewers enter at (nearly) as many places.
+    assert!(entries.len() >= 10, "{entries:?}");
+}
+
+#[test]
+fn an_entry_outside_a_partial_segment_is_folded_into_it() {
+    let p = spread_picker();
+    for salt in 0..64 {
+        let e = p.entry(salt, 192, 199);
+        assert!((192..=199).contains(&e), "salt {salt}: {e}");
+        let e = p.entry(salt, 170, 191);
+        assert!((170..=191).contains(&e), "salt {salt}: {e}");
+        assert_eq!(p.entry(salt, 5, 5), 5);
+    }
+    assert_eq!(picker().entry(7, 160, 191), 160);
 }
