@@ -26,6 +26,7 @@ pub mod chunk;
 pub mod hash;
 pub mod live;
 pub mod merkle;
+pub mod mix;
 pub mod pick;
 pub mod play;
 pub mod proto;

@@ -2,15 +2,9 @@
 //! peer, link and flow has its own reproducible stream and adding one does
 //! not shift the others.
 
+use ppspp_core::mix::{splitmix64 as mix, GOLDEN_GAMMA};
 use rand::rngs::Xoshiro256PlusPlus;
 use rand::SeedableRng;
-
-/// SplitMix64's finaliser: a bijective mix of 64 bits.
-fn mix(mut z: u64) -> u64 {
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
 
 /// What a derived stream is for; keeps the streams of different kinds of
 /// component apart.
@@ -34,7 +28,7 @@ pub enum Stream {
 
 /// The seed of component `index` of kind `stream` in the experiment `seed`.
 pub fn derive(seed: u64, stream: Stream, index: u64) -> u64 {
-    mix(mix(seed ^ mix(stream as u64)) ^ index.wrapping_mul(0x9e37_79b9_7f4a_7c15))
+    mix(mix(seed ^ mix(stream as u64)) ^ index.wrapping_mul(GOLDEN_GAMMA))
 }
 
 /// A generator for component `index` of kind `stream`.

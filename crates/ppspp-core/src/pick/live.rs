@@ -64,6 +64,7 @@ use super::swift_vod::urgent_deadline;
 use super::{MediaRate, PickView, Picker};
 use crate::binmap::Binmap;
 use crate::chunk::ChunkRange;
+use crate::mix::{splitmix64, GOLDEN_GAMMA};
 use crate::play::timing::Timing;
 use crate::time::Instant;
 
@@ -138,12 +139,8 @@ impl LivePicker {
             return lo;
         }
         let segment = hi / SEGMENT;
-        // SplitMix64's finaliser: neighbouring segments get unrelated
-        // offsets.
-        let mut x = salt ^ segment.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        let offset = (x ^ (x >> 31)) % SEGMENT;
+        // Neighbouring segments get unrelated offsets.
+        let offset = splitmix64(salt ^ segment.wrapping_mul(GOLDEN_GAMMA)) % SEGMENT;
         let whole = segment * SEGMENT + offset;
         if (lo..=hi).contains(&whole) {
             whole
