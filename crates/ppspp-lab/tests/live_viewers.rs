@@ -54,6 +54,21 @@ fn viewers_hook_in_play_the_stream_and_their_bytes_add_up() {
             p.bytes_down,
             p.bytes_down_from_seeders + p.bytes_down_from_peers
         );
+        // Every 16th chunk it verified is timed from the source making
+        // it. None can come sooner than its munro's signature: a sampled
+        // chunk is the 1st or the 17th of its 32-chunk munro, so it waits
+        // for 15 more chunks to be made at least (§6.1.2).
+        let verified_sampled = (hook.div_ceil(16)..made.div_ceil(16)).count();
+        assert!(play.delivery_ms.len() >= verified_sampled - 1, "{play:?}");
+        let munro_wait_ms = (clock.span_us(15) / 1000) as u32;
+        assert!(
+            play.delivery_ms[0] >= munro_wait_ms,
+            "{:?}",
+            play.delivery_ms
+        );
+        // A chunk plays after it arrived: the lag is no less.
+        let median = play.delivery_ms[play.delivery_ms.len() / 2];
+        assert!(median <= play.lags_ms[play.lags_ms.len() / 2], "{play:?}");
         from_source += p.bytes_down_from_seeders;
         assert!(p.complete_s.is_some(), "ending the stream completes it");
     }
@@ -68,6 +83,7 @@ fn viewers_hook_in_play_the_stream_and_their_bytes_add_up() {
     let x = source.bytes_up as f64 / (made as f64 * 1024.0);
     assert!((live.source_upload_x - x).abs() < 1e-9);
     assert!(live.lag_s[1] <= 5.0, "{live:?}");
+    assert!(live.delivery_s[0] > 0.1 && live.delivery_s[0] <= live.delivery_s[1]);
     // The VoD-style playback summary counts the live viewers too.
     let playback = o.summary.playback.as_ref().unwrap();
     assert_eq!((playback.viewers, playback.started), (5, 5));
@@ -78,8 +94,14 @@ fn viewers_hook_in_play_the_stream_and_their_bytes_add_up() {
     let json = std::fs::read_to_string(dir.path().join("summary.json")).unwrap();
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["live"]["viewers"], 5);
+    assert_eq!(v["live"]["delivery_s"]["p95"], live.delivery_s[1]);
+    // live.csv: a viewer's delivery quantiles, in the last two columns.
+    let row: Vec<&str> = csv.lines().nth(2).unwrap().split(',').collect();
+    let p50: f64 = row[row.len() - 2].parse().unwrap();
+    assert!(p50 > 0.1 && p50 <= row[row.len() - 1].parse::<f64>().unwrap());
     let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
     assert!(html.contains("Live lag p95 (s)") && html.contains("Live source upload"));
+    assert!(html.contains("Live delivery delay p95 (s)"));
 }
 
 #[test]

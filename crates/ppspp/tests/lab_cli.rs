@@ -286,6 +286,15 @@ fn a_live_run_prints_its_lag_continuity_and_source_upload() {
     let summary: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap();
     let x = summary["live"]["source_upload_x"].as_f64().unwrap();
+    let delivery = stdout
+        .lines()
+        .find(|l| l.starts_with("live delivery "))
+        .unwrap_or_else(|| panic!("no live delivery line: {stdout}"));
+    let p95 = summary["live"]["delivery_s"]["p95"].as_f64().unwrap();
+    assert!(
+        delivery.ends_with(&format!("p95 {p95:.2}")),
+        "{delivery} vs {p95}"
+    );
     assert!(
         bytes.contains(&format!("sent {x:.2}x the stream")),
         "{bytes} vs {x}"

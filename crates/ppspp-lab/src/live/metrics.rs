@@ -48,6 +48,13 @@ pub fn lag_quantile(p: &LivePlayback, q: f64) -> f64 {
     quantile(&v, q)
 }
 
+/// A viewer's delivery delay quantile `q` in seconds (NaN without
+/// samples; see [`LivePlayback::delivery_ms`]).
+pub fn delivery_quantile(p: &LivePlayback, q: f64) -> f64 {
+    let v: Vec<f64> = p.delivery_ms.iter().map(|m| secs_of(*m)).collect();
+    quantile(&v, q)
+}
+
 /// The run's live figures.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LiveSummary {
@@ -67,6 +74,9 @@ pub struct LiveSummary {
     pub startup_s: [f64; 4],
     /// Lag over every sample of every viewer (s): p50, p95, max.
     pub lag_s: [f64; 3],
+    /// Delivery delay over every sample of every viewer (s): p50, p95
+    /// (see [`LivePlayback::delivery_ms`]).
+    pub delivery_s: [f64; 2],
     /// Continuity: mean and worst over viewers that started.
     pub continuity: [f64; 2],
     /// Per viewer, on average: stalls, stall seconds, skips, skipped seconds.
@@ -121,6 +131,11 @@ pub fn summarize(peers: &[PeerResult], clock: MediaClock, bitrate: u64) -> Optio
         .flat_map(|v| v.1.lags_ms.iter().map(|m| secs_of(*m)))
         .collect();
     lags.sort_by(f64::total_cmp);
+    let mut delivery: Vec<f64> = viewers
+        .iter()
+        .flat_map(|v| v.1.delivery_ms.iter().map(|m| secs_of(*m)))
+        .collect();
+    delivery.sort_by(f64::total_cmp);
     let continuity: Vec<f64> = started.iter().filter_map(|v| v.continuity(clock)).collect();
     let per = |f: &dyn Fn(&LivePlayback) -> f64| -> f64 {
         mean(&viewers.iter().map(|v| f(v.1)).collect::<Vec<_>>())
@@ -144,6 +159,7 @@ pub fn summarize(peers: &[PeerResult], clock: MediaClock, bitrate: u64) -> Optio
             quantile(&lags, 0.95),
             lags.last().copied().unwrap_or(f64::NAN),
         ],
+        delivery_s: [quantile(&delivery, 0.5), quantile(&delivery, 0.95)],
         continuity: [
             mean(&continuity),
             continuity.iter().copied().fold(f64::NAN, f64::min),
@@ -180,6 +196,7 @@ pub fn summary_json(s: &LiveSummary) -> serde_json::Value {
         "startup_s": {"mean": finite(s.startup_s[0]), "p50": finite(s.startup_s[1]),
                       "p95": finite(s.startup_s[2]), "max": finite(s.startup_s[3])},
         "lag_s": {"p50": finite(s.lag_s[0]), "p95": finite(s.lag_s[1]), "max": finite(s.lag_s[2])},
+        "delivery_s": {"p50": finite(s.delivery_s[0]), "p95": finite(s.delivery_s[1])},
         "continuity": {"mean": finite(s.continuity[0]), "min": finite(s.continuity[1])},
         "stalls_per_viewer": finite(s.stalls_per_viewer),
         "stall_s_per_viewer": finite(s.stall_s_per_viewer),
@@ -204,7 +221,7 @@ pub fn live_csv(peers: &[PeerResult], clock: MediaClock) -> String {
     let mut s = String::from(
         "id,group,role,join_s,leave_s,chunks_made,hook_in,startup_s,lag_p50_s,lag_p95_s,\
          lag_max_s,stalls,stall_s,skips,skipped_s,played_s,continuity,ended_s,bytes_down,\
-         bytes_from_source,bytes_from_peers,bytes_up\n",
+         bytes_from_source,bytes_from_peers,bytes_up,delivery_p50_s,delivery_p95_s\n",
     );
     let chunk_s = clock.chunk_secs();
     for p in peers {
@@ -234,9 +251,19 @@ pub fn live_csv(peers: &[PeerResult], clock: MediaClock) -> String {
                 )
             },
         );
+        let delivery = l.playback.as_ref().map_or_else(
+            || ",".to_string(),
+            |v| {
+                format!(
+                    "{},{}",
+                    opt(Some(delivery_quantile(v, 0.5))),
+                    opt(Some(delivery_quantile(v, 0.95)))
+                )
+            },
+        );
         let _ = writeln!(
             s,
-            "{},{},{role},{},{},{},{play},{},{},{},{}",
+            "{},{},{role},{},{},{},{play},{},{},{},{},{delivery}",
             p.id,
             p.group,
             opt(p.join_s),

@@ -26,6 +26,12 @@ use super::MediaClock;
 /// The most stalls kept one by one (more are still counted).
 const MAX_LOGGED_STALLS: usize = 4096;
 
+/// Every this many chunks (by index), a viewer records how long the chunk
+/// took from the source to it ([`LivePlayback::delivery_ms`]): 16 gives
+/// about 7.6 samples a second of a 1 Mbit/s stream of 1 KiB chunks, and
+/// 10 minutes of 500 viewers keep 2.3 M samples (9 MB) instead of 37 M.
+pub const DELIVERY_SAMPLE_EVERY: u64 = 16;
+
 /// How a live player plays.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LivePlayerConfig {
@@ -84,6 +90,13 @@ pub struct LivePlayback {
     pub lags_ms: Vec<u32>,
     /// When it played the stream's last chunk.
     pub ended: Option<Instant>,
+    /// Delivery delays, milliseconds, ascending: from the source making a
+    /// chunk to this viewer verifying it, for the chunks whose index is a
+    /// multiple of [`DELIVERY_SAMPLE_EVERY`]. It adds up what every hop
+    /// costs — the wait for the munro's signature (RFC 7574 §6.1.2), the
+    /// HAVE, the REQUEST, the queue at the sender, the link — which the
+    /// lag hides behind the buffer.
+    pub delivery_ms: Vec<u32>,
 }
 
 impl LivePlayback {
@@ -139,6 +152,22 @@ impl LivePlayer {
             played: 0,
             out: LivePlayback::default(),
         }
+    }
+
+    /// `chunk` verified at `now`: samples its delivery delay (see
+    /// [`LivePlayback::delivery_ms`]).
+    pub fn on_verified(&mut self, chunk: u64, now: Instant) {
+        if !chunk.is_multiple_of(DELIVERY_SAMPLE_EVERY) {
+            return;
+        }
+        // Chunk k is made when the camera has its last byte
+        // (`source.rs`).
+        let made = self.config.stream_start
+            + Duration::from_micros(self.config.clock.span_us(chunk.saturating_add(1)));
+        let ms = micros(now.saturating_since(made)) / 1000;
+        self.out
+            .delivery_ms
+            .push(u32::try_from(ms).unwrap_or(u32::MAX));
     }
 
     /// What the player is doing.
@@ -352,6 +381,7 @@ impl LivePlayer {
             _ => {}
         }
         out.lags_ms.sort_unstable();
+        out.delivery_ms.sort_unstable();
         out
     }
 }

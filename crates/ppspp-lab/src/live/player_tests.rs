@@ -134,3 +134,16 @@ fn it_ends_with_the_stream() {
     // The stream ended at 8 s: no lag to speak of after it.
     assert!(out.lags_ms.is_empty());
 }
+
+#[test]
+fn every_sixteenth_chunk_records_its_delivery_delay_from_when_it_was_made() {
+    // One chunk a second: chunk k is made at k + 1 s.
+    let mut p = LivePlayer::new(config(100, 10, None), secs(0));
+    p.on_verified(32, secs(40)); // made at 33 s: 7 s.
+    p.on_verified(33, secs(40)); // not a sampled chunk
+    p.on_verified(16, secs(20)); // made at 17 s: 3 s.
+    p.on_verified(48, Instant::from_micros(49_250_000)); // 250 ms.
+                                                         // A clock before the chunk's making (not possible in a run) counts 0.
+    p.on_verified(64, secs(10));
+    assert_eq!(p.playback(secs(50)).delivery_ms, [0, 250, 3_000, 7_000]);
+}

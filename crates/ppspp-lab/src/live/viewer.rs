@@ -64,6 +64,7 @@ impl LiveViewer {
         let arrived = log.len() > self.seen;
         for chunk in log.since(self.seen) {
             self.buffer.set_chunk(chunk);
+            self.player.on_verified(chunk.0, now);
         }
         self.seen = log.len();
         let joining = self.player.state() == LiveState::Joining;
@@ -113,6 +114,7 @@ impl LiveViewer {
         }
         for chunk in ep.verified_log(swarm).since(self.seen) {
             self.buffer.set_chunk(chunk);
+            self.player.on_verified(chunk.0, now);
         }
         self.player.advance(now, &self.buffer, None);
         let log = self.player.stall_log().to_vec();

@@ -243,6 +243,8 @@ fn live_rows(get: &dyn Fn(&[&str]) -> String) -> Vec<(&'static str, String)> {
         ("Live lag p50 (s)", l2("lag_s", "p50")),
         ("Live lag p95 (s)", l2("lag_s", "p95")),
         ("Live lag max (s)", l2("lag_s", "max")),
+        ("Live delivery delay p50 (s)", l2("delivery_s", "p50")),
+        ("Live delivery delay p95 (s)", l2("delivery_s", "p95")),
         ("Live continuity mean", l2("continuity", "mean")),
         ("Live continuity worst viewer", l2("continuity", "min")),
         ("Live stalls per viewer", l("stalls_per_viewer")),

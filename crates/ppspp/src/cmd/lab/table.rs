@@ -51,6 +51,12 @@ pub fn render_live(l: &ppspp_lab::live::metrics::LiveSummary) -> String {
         l.bytes_from_peers as f64 / 1e6,
         fmt_f(l.source_upload_x, 2)
     );
+    let _ = writeln!(
+        t,
+        "live delivery chunk made to verified at a viewer, s p50 {}  p95 {}",
+        fmt_f(l.delivery_s[0], 2),
+        fmt_f(l.delivery_s[1], 2)
+    );
     t
 }
 
