@@ -9,88 +9,16 @@ mod common;
 
 use std::time::Duration;
 
+use common::live::{chunk, push, receiver_of, receiver_setup, source, MUNRO};
 use common::{addr, datagram, Net};
-use ppspp_core::live::{LiveInjector, LiveKeyPair, LiveParams, LiveShape};
-use ppspp_core::pick;
-use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmHandle, SwarmSetup};
-use ppspp_core::storage::LiveRing;
+use ppspp_core::proto::{Endpoint, EndpointConfig, SwarmHandle};
 use ppspp_core::time::Instant;
 use ppspp_core::wire::{
-    decode_datagram, ChannelId, ChunkAddressing, ChunkSpec, DiscardWindow, LiveSignatureAlgorithm,
-    Message, SwarmParams, Timestamp,
+    decode_datagram, ChannelId, ChunkAddressing, ChunkSpec, LiveSignatureAlgorithm, Message,
+    SwarmParams, Timestamp,
 };
 use ppspp_core::HashFunction;
-use ppspp_core::{ChunkIndex, ChunkRange, ChunkSize};
-
-/// Chunks per munro (the default munro size).
-const MUNRO: u64 = 32;
-
-fn shape(window: u64, algorithm: LiveSignatureAlgorithm) -> LiveShape {
-    LiveShape {
-        params: LiveParams::default(),
-        algorithm,
-        window: DiscardWindow::Window(window),
-        chunk_size: None,
-    }
-}
-
-fn chunk(i: u64) -> Vec<u8> {
-    (0..1024u64).map(|b| (b * 13 + i * 7) as u8).collect()
-}
-
-fn source(window: u64, algorithm: LiveSignatureAlgorithm) -> (Endpoint, SwarmHandle, Vec<u8>) {
-    let key = LiveKeyPair::from_secret(algorithm, &[7; 32]).unwrap();
-    let cs = ChunkSize::DEFAULT;
-    let injector = LiveInjector::new(key, LiveParams::default(), Some(window));
-    let id = injector.swarm_id();
-    let mut ep = Endpoint::new(EndpointConfig::default(), 1);
-    let setup = SwarmSetup::live_source(
-        injector,
-        shape(window, algorithm),
-        cs,
-        Box::new(LiveRing::new(cs, window)),
-        pick::by_name("sequential").unwrap(),
-    );
-    let h = ep.add_swarm(Instant::ZERO, setup).unwrap();
-    (ep, h, id)
-}
-
-/// A receiver's swarm: a live ring of `window` chunks, hooking in
-/// `behind` munros before the newest.
-fn receiver_setup(
-    id: &[u8],
-    window: u64,
-    algorithm: LiveSignatureAlgorithm,
-    behind: u64,
-) -> SwarmSetup {
-    let cs = ChunkSize::DEFAULT;
-    SwarmSetup::live_receiver(
-        id,
-        shape(window, algorithm),
-        false,
-        cs,
-        Box::new(LiveRing::new(cs, window)),
-        pick::by_name("sequential").unwrap(),
-    )
-    .unwrap()
-    .hook_in_behind(behind)
-}
-
-/// A receiver (seed `seed`) of swarm `id` connected to `upstream`.
-fn receiver_of(
-    setup: SwarmSetup,
-    config: EndpointConfig,
-    seed: u64,
-    now: Instant,
-    upstream: &[u16],
-) -> (Endpoint, SwarmHandle) {
-    let mut ep = Endpoint::new(config, seed);
-    let h = ep.add_swarm(Instant::ZERO, setup).unwrap();
-    for &u in upstream {
-        ep.connect(now, h, addr(u)).unwrap();
-    }
-    (ep, h)
-}
+use ppspp_core::{ChunkIndex, ChunkRange};
 
 fn receiver(
     id: &[u8],
@@ -102,16 +30,6 @@ fn receiver(
 ) -> (Endpoint, SwarmHandle) {
     let setup = receiver_setup(id, window, algorithm, behind);
     receiver_of(setup, config, 2, now, &[1])
-}
-
-/// Pushes chunks `from .. to` at the source at the net's time.
-fn push(net: &mut Net, h: SwarmHandle, chunks: std::ops::Range<u64>) {
-    let now = net.now;
-    for i in chunks {
-        net.node(addr(1))
-            .push_live_chunk(now, h, &chunk(i), now.as_micros())
-            .unwrap();
-    }
 }
 
 const P256: LiveSignatureAlgorithm = LiveSignatureAlgorithm::ECDSAP256SHA256;

@@ -74,6 +74,10 @@ pub struct EndpointConfig {
     /// further handshakes are refused. Handshakes peers open to us count
     /// here only once complete (see [`EndpointConfig::max_half_open_per_swarm`]).
     pub max_peers_per_swarm: usize,
+    /// A full live swarm lets a newcomer in by closing the channel to the
+    /// neighbour that gave it least, instead of refusing it (at most one
+    /// a `MAKE_ROOM_EVERY`; `proto/endpoint/make_room.rs` says why).
+    pub make_room_live: bool,
     /// Most half-open channels per swarm: handshakes we answered whose
     /// initiator has not yet sent the third datagram that proves its
     /// address (RFC 7574 §8.4). They have their own small budget, as TCP's
@@ -182,6 +186,7 @@ impl Default for EndpointConfig {
             wall_clock_offset: 0,
             max_datagram: 1472,
             max_peers_per_swarm: 64,
+            make_room_live: true,
             max_half_open_per_swarm: 16,
             half_open_timeout: Duration::from_secs(8),
             max_channels: 1024,

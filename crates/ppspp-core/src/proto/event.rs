@@ -166,6 +166,9 @@ pub struct EndpointStats {
     /// out by newer handshakes when the swarm's half-open budget was full
     /// (`EndpointConfig::max_half_open_per_swarm`).
     pub half_open_evicted: u64,
+    /// Channels closed in a full live swarm to let a newcomer in
+    /// (`proto/endpoint/make_room.rs`).
+    pub made_room: u64,
     /// Addresses from PEX answers that were not tried: never a peer, or
     /// private to a network the answering peer is not in (see
     /// `proto::address`).

@@ -276,6 +276,9 @@ pub(crate) struct Swarm {
     /// The player waits for data (prebuffering or stalled): every peer
     /// may be asked for urgent data, fast or not.
     pub player_waiting: bool,
+    /// When a channel was last closed to let a newcomer in
+    /// (`endpoint/make_room.rs`).
+    pub made_room_at: Option<Instant>,
 }
 
 impl Swarm {
@@ -328,6 +331,7 @@ impl Swarm {
             fast: FastPeers::default(),
             fast_count: 0,
             player_waiting: false,
+            made_room_at: None,
         }
     }
 

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)]
 
+pub mod live;
 pub mod raw_peer;
 
 use std::collections::BTreeMap;

@@ -52,7 +52,10 @@ impl Endpoint {
         let offer = swarm.check_handshake(&options);
         let (open, half_open) = self.count_channels(handle);
         let shut = swarm.closing || swarm.banned.contains(&from);
-        let full = open >= self.config.max_peers_per_swarm;
+        // A full live swarm may make room for the newcomer once it proves
+        // its address (`make_room.rs`); until then it waits half-open.
+        let full =
+            open >= self.config.max_peers_per_swarm && self.room_victim(handle, now).is_none();
         let (Ok(offer), false, false) = (offer, shut, full) else {
             self.refuse(from, source, data.len());
             return;

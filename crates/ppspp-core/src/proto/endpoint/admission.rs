@@ -80,8 +80,9 @@ impl Endpoint {
     /// A half-open channel about to complete (a datagram from its peer
     /// names it) takes one of the swarm's places for complete channels;
     /// when they are all taken meanwhile, it is refused now with a closing
-    /// HANDSHAKE (RFC 7574 §8.4) instead.
-    pub(super) fn admit_half_open(&mut self, dst: ChannelId, from: SocketAddr) {
+    /// HANDSHAKE (RFC 7574 §8.4) instead, unless a live swarm makes room
+    /// for it (`make_room.rs`).
+    pub(super) fn admit_half_open(&mut self, now: Instant, dst: ChannelId, from: SocketAddr) {
         let Some(handle) = self
             .channels
             .get(&dst)
@@ -91,7 +92,7 @@ impl Endpoint {
             return;
         };
         let (open, _) = self.count_channels(handle);
-        if open >= self.config.max_peers_per_swarm {
+        if open >= self.config.max_peers_per_swarm && !self.make_room(handle, now) {
             if let Some(ch) = self.channels.get_mut(&dst) {
                 ch.close(CloseReason::Refused, true);
             }

@@ -33,6 +33,7 @@ mod aftermath;
 mod connect;
 mod limits;
 pub mod live;
+mod make_room;
 mod progress;
 mod queries;
 mod reap;
@@ -183,7 +184,7 @@ impl Endpoint {
     }
 
     fn on_channel_datagram(&mut self, now: Instant, from: SocketAddr, dst: ChannelId, data: &[u8]) {
-        self.admit_half_open(dst, from);
+        self.admit_half_open(now, dst, from);
         let (mut ctx, channels, swarms, _) = self.parts(now);
         let Some(ch) = channels
             .get_mut(&dst)
