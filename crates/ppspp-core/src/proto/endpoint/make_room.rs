@@ -23,6 +23,11 @@
 //! systems do (CoolStreaming/DONet's partner refinement, Zhang et al.,
 //! INFOCOM 2005; BitTorrent clients drop idle connections when full).
 //!
+//! The source receives from nobody, so every neighbour ties at zero and
+//! the tie goes to the lowest channel id, which is random (§12.1): the
+//! source turns its neighbours over at random, which is what it should
+//! do with a crowd it cannot serve whole.
+//!
 //! **Hostile peers.** Only a newcomer that proved its address (the third
 //! datagram of its handshake, `admission.rs`) can take a place, so a
 //! spoofed flood closes nothing; one place a [`MAKE_ROOM_EVERY`] bounds
