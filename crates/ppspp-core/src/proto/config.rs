@@ -106,6 +106,17 @@ pub struct EndpointConfig {
     /// 1 Mbit/s uplink over a tenth of its capacity in a swarm of 50. Zero
     /// sends them at once.
     pub have_interval: Duration,
+    /// [`EndpointConfig::have_interval`] for live swarms (RFC 7574 §6.1),
+    /// whose chunks are due within seconds of being made: each hop's HAVE
+    /// wait adds to every viewer's delay behind the source. Scanned
+    /// (issue 24) over `live-small` (20 viewers, 60 s, 5 seeds) and
+    /// `live-500` at 200 viewers (60 s, seed 1), 500 → 100 ms: delivery
+    /// (chunk made → verified at a viewer) p50/p95 1.32/2.83 → 1.02/2.49 s
+    /// and 2.77/5.04 → 2.21/3.97 s, continuity 0.9951 → 0.9944 and
+    /// 0.9885 → 0.9895, for 39 % more datagrams and 3.3 % more bytes on
+    /// the viewers' uplinks. 250 ms did worse than both on `live-small`
+    /// (0.9525) and 50 ms no better than 100 (0.9865); see the issue note.
+    pub live_have_interval: Duration,
     /// A peer that sent nothing for this long while we sent it at least
     /// [`EndpointConfig::dead_datagrams`] datagrams is dead (RFC 7574 §8.15: 3 minutes).
     pub dead_timeout: Duration,
@@ -192,6 +203,7 @@ impl Default for EndpointConfig {
             max_channels: 1024,
             keepalive_interval: Duration::from_secs(30),
             have_interval: Duration::from_millis(500),
+            live_have_interval: Duration::from_millis(100),
             dead_timeout: Duration::from_secs(180),
             dead_datagrams: 3,
             handshake_retry: Duration::from_secs(1),
@@ -213,6 +225,18 @@ impl Default for EndpointConfig {
             integrity_ahead: true,
             congestion: CongestionControl::default(),
             request_congestion: CongestionControl::default(),
+        }
+    }
+}
+
+impl EndpointConfig {
+    /// How long a channel's new HAVEs wait for a datagram to ride on, in a
+    /// live swarm or not.
+    pub fn have_interval_for(&self, live: bool) -> Duration {
+        if live {
+            self.live_have_interval
+        } else {
+            self.have_interval
         }
     }
 }

@@ -8,7 +8,9 @@
 //! lags more than `max_lag` behind the newest chunk it has, or its position
 //! left the discard window (§6.1.3, those chunks will never come), it skips
 //! ahead to a prebuffer's distance behind that newest chunk, and the media
-//! skipped is lost. Lag — how far the playhead is behind the source's
+//! skipped is lost. With a catch-up rule ([`CatchUp`]) it plays faster
+//! than real time while it holds more than a set buffer, as live players
+//! do, so its lag shrinks to what delivery allows. Lag — how far the playhead is behind the source's
 //! newest chunk, in media time — is sampled on a fixed grid of virtual
 //! time, so every viewer's distribution weighs time alike.
 //!
@@ -52,6 +54,29 @@ pub struct LivePlayerConfig {
     pub stream_start: Instant,
     /// How often lag is sampled.
     pub sample_every: Duration,
+    /// Playing faster while well buffered (`None`: always at 1×).
+    pub catch_up: Option<CatchUp>,
+}
+
+/// Real time, in thousandths: the rate of playback without catch-up.
+const REAL_TIME: u32 = 1000;
+
+/// A live player's catch-up rule: play at `rate_permille`/1000 × real time
+/// while more than `above` of media is buffered ahead of the playhead, at
+/// 1× otherwise. A viewer's lag is set when it starts (hook-in age plus
+/// startup) and playing at 1× never takes it back; live players shrink it
+/// so: dash.js's low-latency modes vary the playback rate with latency
+/// once the buffer is safe (its `liveCatchup` settings, LoL+'s hybrid
+/// mode), Bitmovin's default catch-up rate is 1.2×, hls.js has
+/// `maxLiveSyncPlaybackRate`. Gating on the buffer alone (not on a target
+/// latency) needs nothing a real player does not know, and settles each
+/// viewer at `above` plus its own delivery delay behind the edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CatchUp {
+    /// Playback rate while catching up, thousandths of real time (> 1000).
+    pub rate_permille: u32,
+    /// Buffer ahead of the playhead above which it catches up.
+    pub above: Duration,
 }
 
 /// What the player is doing.
@@ -126,6 +151,10 @@ pub struct LivePlayer {
     /// it were there then (the player holds them, whatever the window
     /// does to the endpoint's copy since).
     stop: u64,
+    /// Playing: media time per real time since `since`, in thousandths.
+    rate: u32,
+    /// Playing: the chunk up to which `rate` holds (`stop` at real time).
+    until: u64,
     next_sample: Option<Instant>,
     stall_log: Vec<StallSpan>,
     /// Stall time of the stalls that ended.
@@ -146,6 +175,8 @@ impl LivePlayer {
             since: now,
             next_need: None,
             stop: 0,
+            rate: REAL_TIME,
+            until: 0,
             next_sample: None,
             stall_log: Vec::new(),
             stalled_us: 0,
@@ -197,7 +228,29 @@ impl LivePlayer {
 
     fn played_since(&self, now: Instant) -> u64 {
         let us = ppspp_core::time::duration_micros(now.saturating_since(self.since));
-        self.config.clock.chunks_in_us(us)
+        self.config.clock.chunks_in_us(media_us(us, self.rate))
+    }
+
+    /// Real time to play `chunks` at the present rate.
+    fn play_time(&self, chunks: u64) -> Duration {
+        let media = u128::from(self.config.clock.span_us(chunks));
+        let us = (media * u128::from(REAL_TIME)).div_ceil(u128::from(self.rate));
+        Duration::from_micros(u64::try_from(us).unwrap_or(u64::MAX))
+    }
+
+    /// The rate to play at with the chunks up to `stop` held, and the
+    /// chunk up to which it holds ([`CatchUp`]).
+    fn pace(&self, stop: u64) -> (u32, u64) {
+        let Some(cu) = self.config.catch_up else {
+            return (REAL_TIME, stop);
+        };
+        let keep = self.config.clock.chunks_for(cu.above);
+        match stop.checked_sub(keep) {
+            Some(until) if until > self.at && cu.rate_permille > REAL_TIME => {
+                (cu.rate_permille, until)
+            }
+            _ => (REAL_TIME, stop),
+        }
     }
 
     /// Moves the player to `now` given the chunks verified (`have`) and,
@@ -239,6 +292,8 @@ impl LivePlayer {
                     self.state = LiveState::Playing;
                     self.since = now;
                     self.stop = self.at;
+                    self.until = self.at;
+                    self.rate = REAL_TIME;
                 }
                 LiveState::Playing => {
                     // Lag samples up to here are of the segment playing.
@@ -246,19 +301,27 @@ impl LivePlayer {
                     self.rebase(now);
                     let missing = first_missing(have, self.at).max(self.stop);
                     let stop = self.config.end.map_or(missing, |n| missing.min(n));
-                    let reach = self.since
-                        + Duration::from_micros(self.config.clock.span_us(stop - self.at));
+                    self.stop = stop;
+                    // A change of rate takes effect from the start of the
+                    // chunk playing (`since`): a fraction of a chunk's time.
+                    (self.rate, self.until) = self.pace(stop);
+                    let until = self.until;
+                    let reach = self.since + self.play_time(until - self.at);
                     if reach > now {
                         self.sample_to(now);
                         self.next_need = Some(reach);
-                        self.stop = stop;
                         return;
                     }
                     self.sample_to(reach);
                     self.next_need = None;
-                    self.played += stop - self.at;
-                    self.at = stop;
+                    self.played += until - self.at;
+                    self.at = until;
                     self.since = reach;
+                    // Down to the buffer kept (or out of media): real time.
+                    self.rate = REAL_TIME;
+                    if until < stop {
+                        continue;
+                    }
                     if self.config.end == Some(stop) {
                         self.finish(reach);
                         return;
@@ -278,18 +341,19 @@ impl LivePlayer {
     }
 
     /// Moves the playing position to the chunk playing at `now` (no
-    /// further than the chunks known to be there): the chunks behind it
-    /// were played, whatever became of them in the endpoint since.
+    /// further than the chunks known to be there, nor than where the
+    /// present rate ends): the chunks behind it were played, whatever
+    /// became of them in the endpoint since.
     fn rebase(&mut self, now: Instant) {
         let ahead = self
             .played_since(now)
-            .min(self.stop.saturating_sub(self.at));
+            .min(self.until.saturating_sub(self.at));
         if ahead == 0 {
             return;
         }
+        self.since += self.play_time(ahead);
         self.played += ahead;
         self.at += ahead;
-        self.since += Duration::from_micros(self.config.clock.span_us(ahead));
     }
 
     /// Skips ahead when the position left the window (it will never come)
@@ -360,7 +424,7 @@ impl LivePlayer {
             }
             let mut pos = c.span_us(self.at);
             if self.state == LiveState::Playing {
-                pos += micros(s.saturating_since(self.since));
+                pos += media_us(micros(s.saturating_since(self.since)), self.rate);
             }
             let lag_us = self.edge_us(s).saturating_sub(pos);
             self.out
@@ -390,6 +454,12 @@ impl LivePlayer {
 fn first_missing(have: &Binmap, from: u64) -> u64 {
     have.first_empty_from(ChunkIndex(from))
         .map_or(u64::MAX, |c| c.0)
+}
+
+/// Media time played in `real_us` at `rate` thousandths of real time.
+fn media_us(real_us: u64, rate: u32) -> u64 {
+    let us = u128::from(real_us) * u128::from(rate) / u128::from(REAL_TIME);
+    u64::try_from(us).unwrap_or(u64::MAX)
 }
 
 fn micros(d: Duration) -> u64 {

@@ -18,6 +18,7 @@ fn config(window: u64, max_lag: u64, end: Option<u64>) -> LivePlayerConfig {
         end,
         stream_start: Instant::ZERO,
         sample_every: Duration::from_secs(1),
+        catch_up: None,
     }
 }
 
@@ -146,4 +147,79 @@ fn every_sixteenth_chunk_records_its_delivery_delay_from_when_it_was_made() {
                                                          // A clock before the chunk's making (not possible in a run) counts 0.
     p.on_verified(64, secs(10));
     assert_eq!(p.playback(secs(50)).delivery_ms, [0, 250, 3_000, 7_000]);
+}
+
+fn catching_up(rate_permille: u32, above: u64) -> LivePlayerConfig {
+    LivePlayerConfig {
+        catch_up: Some(CatchUp {
+            rate_permille,
+            above: Duration::from_secs(above),
+        }),
+        ..config(100, 10, None)
+    }
+}
+
+/// Joins at 9 s, hooks in at chunk 5 holding chunks 5..=14, and starts at
+/// 10 s (the edge is at 10 s of media then: 5 s behind).
+fn started(config: LivePlayerConfig) -> (LivePlayer, Binmap) {
+    let mut p = LivePlayer::new(config, secs(9));
+    let mut have = Binmap::new();
+    add(&mut have, 5, 14);
+    p.advance(secs(10), &have, Some(ChunkIndex(5)));
+    assert_eq!(p.state(), LiveState::Playing);
+    (p, have)
+}
+
+#[test]
+fn catching_up_it_plays_fast_down_to_the_buffer_kept_then_at_real_time() {
+    let (mut p, have) = started(catching_up(2000, 2));
+    // 10 chunks held, 2 kept: 8 chunks at 2x take 4 s.
+    assert_eq!(p.poll_timeout(), Some(secs(14)));
+    assert_eq!(p.playhead(secs(12)), Some(ChunkIndex(9)));
+    p.advance(secs(14), &have, None);
+    assert_eq!(p.playhead(secs(14)), Some(ChunkIndex(13)));
+    // The last 2 chunks at real time.
+    assert_eq!(p.poll_timeout(), Some(secs(16)));
+    p.advance(secs(15), &have, None);
+    let out = p.playback(secs(15));
+    assert_eq!(out.played, 9);
+    // 5 s behind at the start, 1 s less each second of catching up.
+    assert_eq!(out.lags_ms, [1000, 1000, 2000, 3000, 4000, 5000]);
+    p.advance(secs(16), &have, None);
+    assert_eq!(p.state(), LiveState::Stalled);
+    assert_eq!(p.playback(secs(16)).played, 10);
+}
+
+#[test]
+fn a_late_look_still_plays_real_time_past_the_buffer_kept() {
+    let (mut p, have) = started(catching_up(2000, 2));
+    // Nobody looked at 14 s, when it slowed down.
+    p.advance(secs(15), &have, None);
+    assert_eq!(p.playhead(secs(15)), Some(ChunkIndex(14)));
+    assert_eq!(p.poll_timeout(), Some(secs(16)));
+    assert_eq!(
+        p.playback(secs(15)).lags_ms,
+        [1000, 1000, 2000, 3000, 4000, 5000]
+    );
+}
+
+#[test]
+fn new_chunks_above_the_buffer_kept_speed_it_up_again() {
+    let (mut p, mut have) = started(catching_up(2000, 2));
+    p.advance(secs(14), &have, None);
+    // At 14 s it holds 13 and 14 (the 2 s kept); 6 more arrive.
+    add(&mut have, 15, 20);
+    p.advance(secs(14), &have, None);
+    // 6 chunks above the 2 kept, at 2x: 3 s.
+    assert_eq!(p.poll_timeout(), Some(secs(17)));
+    assert_eq!(p.playhead(secs(17)), Some(ChunkIndex(19)));
+}
+
+#[test]
+fn without_catch_up_or_below_its_buffer_it_plays_at_real_time() {
+    let (p, _) = started(config(100, 10, None));
+    assert_eq!(p.poll_timeout(), Some(secs(20)));
+    // Holding 10 s, keeping 10: never faster.
+    let (p, _) = started(catching_up(2000, 10));
+    assert_eq!(p.poll_timeout(), Some(secs(20)));
 }

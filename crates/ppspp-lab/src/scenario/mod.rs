@@ -11,8 +11,8 @@ mod value;
 
 pub use overrides::{apply_overrides, Override, OverrideError};
 pub use spec::{
-    Arrival, Class, ClassNames, Content, Departure, Flow, FlowKind, LossSpec, NetworkSpec,
-    PeerGroup, PlayerSpec, Record, Role, Scenario, SeekSpec, Site, SwarmSpec,
+    Arrival, CatchUpSpec, Class, ClassNames, Content, Departure, Flow, FlowKind, LossSpec,
+    NetworkSpec, PeerGroup, PlayerSpec, Record, Role, Scenario, SeekSpec, Site, SwarmSpec,
 };
 pub use value::{Bitrate, Bytes, Dur, Probability, Queue, ValueError};
 
@@ -254,6 +254,27 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
                     format!("peer group '{}': max_lag is for live viewers", g.name),
                     "remove `max_lag`, or add a [live] stream",
                 ));
+            }
+            if let Some(cu) = player.catch_up {
+                if s.live.is_none() {
+                    return Err(err(
+                        span,
+                        format!("peer group '{}': catch_up is for live viewers", g.name),
+                        "remove `catch_up`, or add a [live] stream",
+                    ));
+                }
+                if cu.rate_permille().is_none() {
+                    return Err(err(
+                        span,
+                        format!(
+                            "peer group '{}': catch-up rate {} is not above 1 and at most {}",
+                            g.name,
+                            cu.rate,
+                            CatchUpSpec::MAX_RATE
+                        ),
+                        "e.g. `catch_up = { rate = 1.2, above = \"1s\" }`",
+                    ));
+                }
             }
             if let Some(seek) = player.seek {
                 if let Err(e) = SeekModel::per_minute(seek.per_minute) {

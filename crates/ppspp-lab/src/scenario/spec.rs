@@ -122,6 +122,11 @@ pub struct SwarmSpec {
     /// simulator's partitions run at most this far apart).
     #[serde(default = "default_tracker_notice")]
     pub tracker_notice: Dur,
+    /// How long a verified chunk's HAVE may wait for a datagram to ride on
+    /// before it gets one of its own (`EndpointConfig::have_interval`, or
+    /// `live_have_interval` for a live stream); unset, the node's default.
+    #[serde(default)]
+    pub have_interval: Option<Dur>,
 }
 
 fn default_reannounce() -> Dur {
@@ -139,6 +144,7 @@ impl Default for SwarmSpec {
             max_peers: None,
             reannounce: default_reannounce(),
             tracker_notice: default_tracker_notice(),
+            have_interval: None,
         }
     }
 }
@@ -517,6 +523,36 @@ pub struct PlayerSpec {
     /// ahead (default 10 s; live only).
     #[serde(default)]
     pub max_lag: Option<Dur>,
+    /// A live viewer plays faster than real time while well buffered
+    /// (default: never; live only), e.g.
+    /// `catch_up = { rate = 1.2, above = "1s" }`.
+    #[serde(default)]
+    pub catch_up: Option<CatchUpSpec>,
+}
+
+/// A live player's catch-up rule (`live::player::CatchUp`): play at
+/// `rate` × real time while more than `above` of media is buffered.
+#[derive(Clone, Copy, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CatchUpSpec {
+    /// Playback rate while catching up: above 1, at most
+    /// [`CatchUpSpec::MAX_RATE`].
+    pub rate: f64,
+    /// Media buffered ahead of the playhead above which it catches up.
+    pub above: Dur,
+}
+
+impl CatchUpSpec {
+    /// The fastest catch-up accepted: beyond 2× speech is hard to follow.
+    pub const MAX_RATE: f64 = 2.0;
+
+    /// The rate in thousandths of real time, when valid.
+    pub fn rate_permille(&self) -> Option<u32> {
+        let ok = self.rate > 1.0 && self.rate <= Self::MAX_RATE;
+        // Rounded to a thousandth; 1.0004 rounds to real time, refused.
+        let permille = (self.rate * 1000.0).round();
+        (ok && permille > 1000.0).then_some(permille as u32)
+    }
 }
 
 /// A viewer's seeks: a Poisson process of `per_minute` seeks per minute

@@ -667,6 +667,14 @@ fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
         c.max_peers_per_swarm = m;
         c.pex_connect_limit = m.div_ceil(2);
     }
+    if let Some(d) = scenario.swarm.have_interval {
+        // The scenario's one swarm is live or not.
+        if scenario.live.is_some() {
+            c.live_have_interval = d.0;
+        } else {
+            c.have_interval = d.0;
+        }
+    }
     c
 }
 

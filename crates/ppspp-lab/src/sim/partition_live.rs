@@ -12,7 +12,7 @@ use ppspp_core::proto::{Endpoint, SwarmHandle, SwarmSetup};
 use ppspp_core::time::Instant;
 
 use super::{endpoint_config, Partition, Shared};
-use crate::live::player::LivePlayerConfig;
+use crate::live::player::{CatchUp, LivePlayerConfig};
 use crate::live::source::LiveSource;
 use crate::live::viewer::LiveViewer;
 use crate::live::LiveStream;
@@ -105,6 +105,12 @@ impl Partition {
                     end: stream.end,
                     stream_start: stream.start,
                     sample_every: LAG_SAMPLE_EVERY,
+                    catch_up: player.and_then(|p| p.catch_up).and_then(|c| {
+                        Some(CatchUp {
+                            rate_permille: c.rate_permille()?,
+                            above: c.above.0,
+                        })
+                    }),
                 };
                 self.peer_mut(i).live_viewer = Some(LiveViewer::new(config, now));
                 Some(h)

@@ -119,6 +119,9 @@ pub(crate) struct Opening {
     pub have_log_len: usize,
     /// Where the swarm's cancel-log stands.
     pub cancel_log_len: usize,
+    /// Whether the swarm is a live stream (its HAVEs wait less:
+    /// `EndpointConfig::live_have_interval`).
+    pub live: bool,
 }
 
 impl Channel {
@@ -132,6 +135,7 @@ impl Channel {
             params,
             have_log_len,
             cancel_log_len,
+            live,
         } = o;
         let now = ctx.now;
         let mss = mss(chunk_size);
@@ -153,7 +157,7 @@ impl Channel {
             choke: ChokeState::new(now),
             down: Download::new(now, make(&ctx.config.request_congestion), cancel_log_len),
             up: Upload::new(now, make(&ctx.config.congestion)),
-            ann: Announce::new(now, have_log_len),
+            ann: Announce::new(now, have_log_len, ctx.config.have_interval_for(live)),
             close: None,
             close_notify: false,
             filed: None,
@@ -189,7 +193,7 @@ impl Channel {
         }
         let mut t = self.last_send + cfg.keepalive_interval;
         if self.haves_pending(swarm_have_log_len) {
-            t = t.min(self.ann.last_have() + cfg.have_interval);
+            t = t.min(self.ann.last_have() + self.ann.interval());
         }
         if self.sent_since_recv >= cfg.dead_datagrams {
             t = t.min(self.last_recv + cfg.dead_timeout);

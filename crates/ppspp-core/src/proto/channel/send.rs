@@ -130,10 +130,10 @@ impl Channel {
         let keepalive_due =
             ctx.now.saturating_since(self.last_send) >= ctx.config.keepalive_interval;
         // HAVEs ride on a datagram that goes out anyway, or get their own
-        // once they have waited `have_interval`.
+        // once they have waited the swarm's HAVE interval.
         let riding = self.down.owes_acks() || !w.is_empty() || self.hs.third_due() || keepalive_due;
         let haves_due =
-            riding || ctx.now.saturating_since(self.ann.last_have()) >= ctx.config.have_interval;
+            riding || ctx.now.saturating_since(self.ann.last_have()) >= self.ann.interval();
         // Asked before the scope borrows the peer, and only when HAVEs may
         // go at all, as on every datagram before.
         let send_haves = haves_due && self.haves_pending(swarm.have_log.len());

@@ -15,6 +15,10 @@ fn open(cfg: &EndpointConfig, now: Instant, state: State) -> Channel {
 }
 
 fn open_in(ctx: &mut Ctx<'_>, state: State) -> Channel {
+    open_in_swarm(ctx, state, false)
+}
+
+fn open_in_swarm(ctx: &mut Ctx<'_>, state: State, live: bool) -> Channel {
     Channel::new(
         ctx,
         Opening {
@@ -26,6 +30,7 @@ fn open_in(ctx: &mut Ctx<'_>, state: State) -> Channel {
             params: SwarmParams::default(),
             have_log_len: 0,
             cancel_log_len: 0,
+            live,
         },
     )
 }
@@ -106,4 +111,24 @@ fn an_established_channel_waits_for_keepalive_and_haves() {
     let keep = t0 + cfg.keepalive_interval;
     assert_eq!(ch.next_deadline(&cfg, t0, 0), Some(have.min(keep)));
     assert!(ch.haves_pending(0));
+}
+
+#[test]
+fn a_live_channel_waits_the_live_have_interval() {
+    let cfg = EndpointConfig {
+        have_interval: Duration::from_millis(500),
+        live_have_interval: Duration::from_millis(70),
+        ..EndpointConfig::default()
+    };
+    let t0 = Instant::ZERO;
+    let live = with_ctx(&cfg, t0, |ctx| open_in_swarm(ctx, State::Established, true));
+    assert_eq!(
+        live.next_deadline(&cfg, t0, 0),
+        Some(t0 + Duration::from_millis(70))
+    );
+    let vod = open(&cfg, t0, State::Established);
+    assert_eq!(
+        vod.next_deadline(&cfg, t0, 0),
+        Some(t0 + Duration::from_millis(500))
+    );
 }

@@ -77,6 +77,7 @@ impl Endpoint {
         params.apply(&options);
         params.addressing = offer.addressing;
         let (log, cancel_log) = (swarm.have_log.len(), swarm.cancel_log.len());
+        let live = swarm.live.is_some();
         let local = self.fresh_channel_id();
         let (mut ctx, channels, swarms, _) = self.parts(now);
         let mut ch = Channel::new(
@@ -90,6 +91,7 @@ impl Endpoint {
                 params,
                 have_log_len: log,
                 cancel_log_len: cancel_log,
+                live,
             },
         );
         ch.handle_opening(source, &offer, ctx.config.compat);

@@ -29,6 +29,7 @@ impl Endpoint {
         let chunk_size = s.chunk_size.bytes();
         let hash_function = s.hash_function;
         let (log, cancel_log) = (s.have_log.len(), s.cancel_log.len());
+        let live = s.live.is_some();
         let full = self.count_channels(swarm).0 >= self.config.max_peers_per_swarm
             || self.channels.len() >= self.config.max_channels;
         let exists = s
@@ -72,6 +73,7 @@ impl Endpoint {
                 params,
                 have_log_len: log,
                 cancel_log_len: cancel_log,
+                live,
             },
         );
         self.channels.insert(local, channel);

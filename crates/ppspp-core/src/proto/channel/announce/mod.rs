@@ -2,6 +2,8 @@
 //! longer want: the first sweep of HAVEs and the cursor into the swarm's
 //! have-log (RFC 7574 §3.2), and PEX (§3.10).
 
+use std::time::Duration;
+
 use crate::time::Instant;
 
 mod haves;
@@ -16,8 +18,11 @@ pub(crate) struct Announce {
     have_sweep: Option<u64>,
     /// How far into the swarm's `have_log` we have sent HAVEs…
     have_cursor: usize,
-    /// When HAVEs last went out (see `EndpointConfig::have_interval`).
+    /// When HAVEs last went out.
     last_have: Instant,
+    /// How long new HAVEs wait for a datagram to ride on
+    /// (`EndpointConfig::have_interval_for`).
+    interval: Duration,
     pex_requested: bool,
     pex_reply_due: bool,
 }
@@ -25,11 +30,12 @@ pub(crate) struct Announce {
 impl Announce {
     /// Everything we have is news to the peer; the logs are read from
     /// where they stand.
-    pub fn new(now: Instant, have_log_len: usize) -> Announce {
+    pub fn new(now: Instant, have_log_len: usize, interval: Duration) -> Announce {
         Announce {
             have_sweep: Some(0),
             have_cursor: have_log_len,
             last_have: now,
+            interval,
             pex_requested: false,
             pex_reply_due: false,
         }
@@ -44,6 +50,11 @@ impl Announce {
     /// When HAVEs last went out.
     pub fn last_have(&self) -> Instant {
         self.last_have
+    }
+
+    /// How long new HAVEs wait for a datagram to ride on.
+    pub fn interval(&self) -> Duration {
+        self.interval
     }
 
     /// HAVEs went out at `now`.
@@ -73,7 +84,7 @@ mod tests {
 
     #[test]
     fn haves_are_pending_until_swept_and_caught_up() {
-        let mut a = Announce::new(Instant::ZERO, 3);
+        let mut a = Announce::new(Instant::ZERO, 3, Duration::ZERO);
         assert!(a.haves_pending(3), "the first sweep");
         a.have_sweep = None;
         assert!(!a.haves_pending(3));
@@ -90,14 +101,14 @@ mod tests {
         let (mut p, mut out) = (peer(), Outcome::default());
         let sc = &scope(&mut p, &mut out);
         let nothing = Binmap::new();
-        let mut a = Announce::new(Instant::ZERO, swarm.have_log.len());
+        let mut a = Announce::new(Instant::ZERO, swarm.have_log.len(), Duration::ZERO);
         let sent = written(|w| a.poll_haves(&swarm, sc, (&nothing, false), w));
         assert_eq!(sent, ["HAVE(chunks 0..=7)"]);
         assert!(!a.haves_pending(swarm.have_log.len()));
         assert!(written(|w| a.poll_haves(&swarm, sc, (&nothing, false), w)).is_empty());
         let mut all = Binmap::new();
         all.set(crate::chunk::ChunkRange::new(0, fixture::CHUNKS - 1).unwrap());
-        let mut b = Announce::new(Instant::ZERO, swarm.have_log.len());
+        let mut b = Announce::new(Instant::ZERO, swarm.have_log.len(), Duration::ZERO);
         assert!(written(|w| b.poll_haves(&swarm, sc, (&all, true), w)).is_empty());
         assert!(!b.haves_pending(swarm.have_log.len()));
     }
