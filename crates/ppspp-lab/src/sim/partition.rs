@@ -703,6 +703,19 @@ mod tests {
     }
 
     #[test]
+    fn the_swarm_have_interval_sets_the_vod_interval_of_a_vod_scenario() {
+        let text = include_str!("../../tests/small_swarm.toml");
+        let text = crate::sweep::apply(text, "swarm.have_interval", "70ms").unwrap();
+        let scenario = crate::scenario::parse(&text, "t.toml").unwrap();
+        let c = endpoint_config(&scenario, 0);
+        assert_eq!(c.have_interval, Duration::from_millis(70));
+        assert_eq!(
+            c.live_have_interval,
+            EndpointConfig::default().live_have_interval
+        );
+    }
+
+    #[test]
     fn a_group_congestion_controller_reaches_its_endpoints() {
         let text = include_str!("../../tests/small_swarm.toml").replace(
             "role = \"leecher\"",
