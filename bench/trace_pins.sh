@@ -2,8 +2,8 @@
 # The trace hashes issue 22 pins, in a release build: the three of
 # crates/ppspp-lab/tests/trace_pins.rs plus the 1,000-peer scale run's first
 # 60 virtual seconds (about a minute), each printed beside the hash recorded
-# (last when DATA in flight began to count as held in choosing hashes,
-# issue 24). Exit 1 if any differs.
+# (last when a request the peer passed over began to count as lost and a
+# request late at a peer stopped being asked of it again, issue 24). Exit 1 if any differs.
 # Usage: bench/trace_pins.sh [PPSPP_BIN]   (build first: cargo build --release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,11 +21,11 @@ check() { # name expected scenario [--set ...]
   if [ "$got" = "$want" ]; then r=same; else r=DIFFERENT; fail=1; fi
   printf '%-22s %s %s\n' "$name" "$got" "$r"
 }
-check flash-crowd 9f354f05b34f1f1b50e8809c556c2186ab5a617c52763a7a3c481c785da3e17f flash-crowd.toml
-for a in linear:5c6d6724f4d8af8cf396b0368fd805c809047361f94cdc654757a53c3d346439 \
-         std-vod:c25c8e2ebfe171f0f59c2971ba1eadd04aa7ccd45b4be72390846e4b8f178690 \
-         swift-vod:cd8b56aa873030e8f6b396f7afdb896d8be0c9858ba787179fb4ba6bc448dfc4; do
+check flash-crowd f4e4c186cd38ea831a4c0b46908ac0c4be095419f701112ab47247881bfb1778 flash-crowd.toml
+for a in linear:69c198762d01a2eb882447b45b1835f5f319fbf527b87433e063d7aa55465c56 \
+         std-vod:44beb64ceac6afd05a31056449828e1f426f426dc0c0556d3a63caf60f12335f \
+         swift-vod:02b2e762250e30d3263626946a30ca9b8cc07752ff41ddc98205d71aeba84883; do
   check "e1-32-${a%%:*}" "${a#*:}" e1-vod.toml --set peers.leechers.count=32 --set "peers.leechers.algorithm=${a%%:*}"
 done
-check scale-1000-60s 39ac87ddc4e0e1ac398f34d0169ba574ff96f85c966a4ae3d79e4c1d343b5762 scale-1000.toml --set duration=60s
+check scale-1000-60s bd204b55d5e043af5b7009604c5a5016d09e8cd9a80768d21460eeb56c1f47cf scale-1000.toml --set duration=60s
 exit $fail

@@ -1,7 +1,10 @@
 //! The chunk sets pickers choose from, shared by every policy.
 //!
 //! - *Fresh* chunks: the peer has them, we lack them, nobody is asked for
-//!   them: `peer_has − have − requested`.
+//!   them: `peer_has − have − requested − requested_from_peer`. (A request
+//!   late at this peer leaves `requested` to be asked elsewhere, but stays
+//!   outstanding here: asking this peer again would only queue it behind
+//!   the first request, or duplicate it.)
 //! - *End-game* chunks: the peer has them, we lack them, they are asked from
 //!   other peers but not from this one:
 //!   `(requested − requested_from_peer) ∩ peer_has − have`.
@@ -24,8 +27,11 @@ pub(crate) struct Candidates<'a> {
     lead: &'a Binmap,
     lead_minus: &'a Binmap,
     within: Option<&'a Binmap>,
-    not_in: [&'a Binmap; 2],
+    not_in: [&'a Binmap; 3],
 }
+
+/// The empty set, for a `not_in` slot a kind of candidates does not use.
+static NOTHING: Binmap = Binmap::new();
 
 impl<'a> Candidates<'a> {
     /// Fresh chunks, less those in `picked` (chosen earlier in this pick).
@@ -34,7 +40,7 @@ impl<'a> Candidates<'a> {
             lead: view.peer_has,
             lead_minus: view.have,
             within: None,
-            not_in: [view.requested, picked],
+            not_in: [view.requested, view.requested_from_peer, picked],
         }
     }
 
@@ -44,7 +50,7 @@ impl<'a> Candidates<'a> {
             lead: view.requested,
             lead_minus: view.requested_from_peer,
             within: Some(view.peer_has),
-            not_in: [view.have, picked],
+            not_in: [view.have, picked, &NOTHING],
         }
     }
 

@@ -133,6 +133,12 @@ impl LinkEstimate {
         self.last_data = None;
     }
 
+    /// `chunks` requested from the peer were lost while later ones arrived
+    /// (no gap in the peer's pace).
+    pub fn on_passed_over(&mut self, chunks: u64) {
+        self.lost = self.lost.saturating_add(chunks);
+    }
+
     /// Requests to the peer timed out and none sent after them was
     /// answered: it is not answering now.
     pub fn on_silence(&mut self) {

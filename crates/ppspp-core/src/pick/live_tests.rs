@@ -101,6 +101,16 @@ fn chunks_late_elsewhere_come_first() {
 }
 
 #[test]
+fn a_chunk_late_at_this_peer_is_not_asked_of_it_again() {
+    let mut s = live_sets();
+    // 12..=13 went late here: the swarm no longer counts them requested
+    // (they are for other peers now), but they stay outstanding here.
+    s.late = map(&[(12, 13)]);
+    s.from_peer = map(&[(12, 13)]);
+    assert_eq!(pick(&s, 6), [(10, 11), (14, 17)]);
+}
+
+#[test]
 fn while_the_player_waits_everything_from_the_playhead_is_urgent() {
     let mut s = live_sets();
     s.link.prebuffering = true;

@@ -149,6 +149,11 @@ pub struct EndpointConfig {
     pub max_upload_queue_ranges: usize,
     /// Most chunks we keep requested from one peer, whatever the window.
     pub max_requests_per_peer: u64,
+    /// A requested chunk counts as lost once the peer answered this many
+    /// chunks asked after it (peers serve requests in order), and is asked
+    /// again at once instead of after the request timeout (TCP's DupThresh,
+    /// RFC 5681 §3.2). 0 waits for the timeout.
+    pub loss_threshold: u64,
     /// Upload limit in bytes per second over all swarms (payload and
     /// headers of DATA); `None` for no limit.
     pub upload_limit: Option<u64>,
@@ -213,6 +218,7 @@ impl Default for EndpointConfig {
             upload_scheduling: UploadScheduling::default(),
             max_upload_queue_ranges: 4096,
             max_requests_per_peer: 2048,
+            loss_threshold: 3,
             upload_limit: None,
             download_limit: None,
             checkpoint_interval: Duration::from_secs(5),

@@ -127,6 +127,12 @@ pub struct SwarmSpec {
     /// `live_have_interval` for a live stream); unset, the node's default.
     #[serde(default)]
     pub have_interval: Option<Dur>,
+    /// How many later chunks a peer must answer before a request it passed
+    /// over counts as lost and is asked again (`EndpointConfig::
+    /// loss_threshold`; 0 waits for the request timeout); unset, the
+    /// node's default.
+    #[serde(default)]
+    pub loss_threshold: Option<u64>,
 }
 
 fn default_reannounce() -> Dur {
@@ -145,6 +151,7 @@ impl Default for SwarmSpec {
             reannounce: default_reannounce(),
             tracker_notice: default_tracker_notice(),
             have_interval: None,
+            loss_threshold: None,
         }
     }
 }

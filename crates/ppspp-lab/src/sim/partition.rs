@@ -667,6 +667,9 @@ fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
         c.max_peers_per_swarm = m;
         c.pex_connect_limit = m.div_ceil(2);
     }
+    if let Some(n) = scenario.swarm.loss_threshold {
+        c.loss_threshold = n;
+    }
     if let Some(d) = scenario.swarm.have_interval {
         // The scenario's one swarm is live or not.
         if scenario.live.is_some() {
@@ -712,6 +715,20 @@ mod tests {
         assert_eq!(
             c.live_have_interval,
             EndpointConfig::default().live_have_interval
+        );
+    }
+
+    #[test]
+    fn the_swarm_loss_threshold_reaches_every_endpoint() {
+        let text = include_str!("../../tests/small_swarm.toml");
+        let set = crate::sweep::apply(text, "swarm.loss_threshold", "0").unwrap();
+        let scenario = crate::scenario::parse(&set, "t.toml").unwrap();
+        assert_eq!(endpoint_config(&scenario, 0).loss_threshold, 0);
+        assert_eq!(endpoint_config(&scenario, 1).loss_threshold, 0);
+        let scenario = crate::scenario::parse(text, "t.toml").unwrap();
+        assert_eq!(
+            endpoint_config(&scenario, 1).loss_threshold,
+            EndpointConfig::default().loss_threshold
         );
     }
 

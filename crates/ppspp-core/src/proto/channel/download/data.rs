@@ -207,14 +207,18 @@ impl Download {
                 let flight = self.outstanding.count() * unit;
                 let asked = self.outstanding.received(chunk);
                 swarm.note_cancellable(chunk, asked.is_none());
-                let rtt = asked.map(|at| ctx.now.saturating_since(at));
-                if let Some((at, rtt)) = asked.zip(rtt) {
+                let timed = asked.filter(|a| a.timed).map(|a| a.sent);
+                let rtt = timed.map(|at| ctx.now.saturating_since(at));
+                if let Some((at, rtt)) = timed.zip(rtt) {
                     self.req_rtt.on_sample(rtt);
+                    self.last_answered_sent = self.last_answered_sent.max(at);
+                }
+                if asked.is_some() {
                     // The peer answers again: ask it for more.
                     self.picks_paused_until = Instant::ZERO;
-                    self.last_answered_sent = self.last_answered_sent.max(at);
                     let more_asked = self.outstanding.count() > 0;
                     self.link.on_data(ctx.now, data.len(), more_asked);
+                    self.detect_passed_over(ctx, sc);
                 }
                 // The request window steers by the request's round trip,
                 // not by the DATA's one-way delay: requests wait in the
@@ -301,6 +305,30 @@ impl Download {
                 Ok(())
             }
         }
+    }
+
+    /// Requests the peer passed over while answering later ones were lost
+    /// (`Outstanding::passed_over`): they go back to the swarm to be asked
+    /// again at once, and the request window halves as for any loss. They
+    /// are CANCELled too, in case only the order was off.
+    fn detect_passed_over(&mut self, ctx: &mut Ctx<'_>, sc: &mut Scope<'_>) {
+        let threshold = ctx.config.loss_threshold;
+        if threshold == 0 {
+            return;
+        }
+        let before = sc.out.released.len();
+        if self
+            .outstanding
+            .passed_over(threshold, &mut sc.out.released)
+            .is_none()
+        {
+            return;
+        }
+        let lost = &sc.out.released[before..];
+        let n: u64 = lost.iter().map(|r| r.len()).sum();
+        self.req_cc.on_loss(ctx.now, n * sc.peer.mss);
+        self.link.on_passed_over(n);
+        self.expired.extend_from_slice(lost);
     }
 
     /// Forget a chunk we asked this peer for so it is asked again.
