@@ -153,6 +153,12 @@ pub struct EndpointConfig {
     /// chunks asked after it (peers serve requests in order), and is asked
     /// again at once instead of after the request timeout (TCP's DupThresh,
     /// RFC 5681 §3.2). 0 waits for the timeout.
+    ///
+    /// Scanned on `live-500` at 200 viewers for 60 s (seeds 1-3; mean
+    /// continuity, then per seed): 1: 0.983 (0.991 / 0.975 / 0.982), 3:
+    /// 0.984 (0.989 / 0.978 / 0.985), 6: 0.984 (0.995 / 0.968 / 0.988);
+    /// 0 (the timeout only) gave 0.984 on seed 1. Flat within the seeds'
+    /// spread, so TCP's 3 stays.
     pub loss_threshold: u64,
     /// Upload limit in bytes per second over all swarms (payload and
     /// headers of DATA); `None` for no limit.
