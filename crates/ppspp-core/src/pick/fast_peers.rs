@@ -300,6 +300,30 @@ mod tests {
     }
 
     #[test]
+    fn a_loss_found_early_counts_but_keeps_the_pace() {
+        let paced = |early: bool| {
+            let mut l = LinkEstimate::default();
+            for i in 0..50 {
+                l.on_data(t(10 * i), 1024, true);
+            }
+            if early {
+                l.on_passed_over(5);
+            } else {
+                l.on_lost(5);
+            }
+            // The re-asked chunk comes 100 ms later: with the loss found
+            // early the gap is the link's pace; after a timeout it is not.
+            l.on_data(t(590), 1024, true);
+            (l.loss_ratio(), l.expected_bandwidth(None).unwrap())
+        };
+        let (early_loss, early_rate) = paced(true);
+        let (late_loss, late_rate) = paced(false);
+        assert_eq!(early_loss, late_loss);
+        assert!(early_loss > 0.0);
+        assert!(early_rate < late_rate, "{early_rate} against {late_rate}");
+    }
+
+    #[test]
     fn gaps_while_nothing_was_asked_are_not_samples() {
         let mut l = LinkEstimate::default();
         l.on_data(t(0), 1024, true);
