@@ -8,7 +8,7 @@ use common::{assert_fails_with, ppspp, SMALL};
 
 const PICKERS: &str =
     "(known: sequential, rarest-first, linear, std-vod, swift-vod, buffer-vod, live)";
-const CONTROLLERS: &str = "(known: ledbat, fixed)";
+const CONTROLLERS: &str = "(known: ledbat, fixed; ledbat:<N>ms sets LEDBAT's target)";
 
 #[test]
 fn node_flags_refuse_unknown_names() {

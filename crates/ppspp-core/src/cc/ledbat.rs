@@ -58,7 +58,16 @@ use crate::time::{duration_micros, Instant};
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct LedbatConfig {
     /// The queuing delay to aim for; RFC 6817 §2.5 caps it at 100 ms, the
-    /// value BEP 29, libutp, libtorrent and ns-3 use.
+    /// value BEP 29, libutp, libtorrent and ns-3 use (`ledbat:<N>ms`
+    /// chooses another).
+    ///
+    /// A lower target on live viewers' uplinks does not shorten a live
+    /// hop: `live-500` with 200 viewers for 180 s, seed 1 (`--set
+    /// peers.viewers.congestion=ledbat:Nms`), continuity / lag p50 / lag
+    /// p95 / delivery p50: 100 ms 0.9945 / 4.85 / 7.89 / 2.08 s, 50 ms
+    /// 0.987 / 5.1 / 8.0 / 2.11 s, 25 ms 0.979 / 5.6 / 7.8 / 2.16 s. Most
+    /// of a hop is the HAVE's and the REQUEST's trip, not the queue
+    /// (`bench/live_hops.py`).
     pub target: Duration,
     /// How fast the window reacts; at most 1 (RFC 6817 §2.5), so LEDBAT
     /// never ramps up faster than TCP.

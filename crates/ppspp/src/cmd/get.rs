@@ -84,7 +84,8 @@ pub struct GetArgs {
     #[arg(long, default_value = "rarest-first")]
     pub algorithm: PickerKind,
     /// Congestion control of the DATA this node sends: ledbat (RFC 6817,
-    /// yields to other traffic) or fixed (a constant window, for
+    /// yields to other traffic; `ledbat:25ms` sets its target queuing
+    /// delay, 100 ms by default) or fixed (a constant window, for
     /// comparisons).
     #[arg(long, default_value = "ledbat")]
     pub congestion: CongestionControl,

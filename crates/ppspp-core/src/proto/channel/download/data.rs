@@ -195,6 +195,11 @@ impl Download {
                     return Ok(());
                 }
                 swarm.on_verified(chunk, data.len(), sc.peer.addr);
+                // One line per chunk at trace level: with "chunk sent",
+                // "chunks requested" and "have received", enough to follow a
+                // chunk hop by hop through a simulated swarm, where the lab
+                // names the peer (`bench/live_hops.py`).
+                tracing::trace!(chunk = chunk.0, from = %sc.peer.addr, "chunk verified");
                 if swarm.live_signs_all() {
                     // Under Sign All a chunk is its own munro, trusted now.
                     let one = ChunkRange::single(chunk).expect("a chunk");

@@ -36,6 +36,8 @@ impl Download {
         if !self.may_record_has(swarm, range) {
             return refuse_have(swarm, sc.peer);
         }
+        // Trace level, for following chunks hop by hop (`bench/live_hops.py`).
+        tracing::trace!(first = range.first().0, last = range.last().0, from = %sc.peer.addr, "have received");
         // Most HAVEs name one chunk: one descent tells new from known and
         // records it.
         let single = range.len() == 1;

@@ -131,6 +131,9 @@ impl Download {
                 let _ = w.push(&Message::Request(spec));
             }
             self.outstanding.add(range, ctx.now, deadline);
+            // Per chunk range at trace level, as "chunk verified" is
+            // (`bench/live_hops.py` splits a hop's time with them).
+            tracing::trace!(first = range.first().0, last = range.last().0, to = %sc.peer.addr, "chunks requested");
             if !swarm.requested.is_empty_range(range) {
                 // End game: asked from two peers, so whichever answers
                 // second must hear CANCEL.

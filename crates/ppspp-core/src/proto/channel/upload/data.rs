@@ -141,6 +141,8 @@ impl Upload {
             }
         };
         let bytes = (w.len() - start) as u64;
+        // Trace level, for following chunks hop by hop (`bench/live_hops.py`).
+        tracing::trace!(chunk = chunk.0, to = %sc.peer.addr, "chunk sent");
         self.inflight.on_sent(chunk.0, bytes, ctx.now);
         self.cc.on_sent(ctx.now, bytes, self.inflight.bytes());
         self.pacer.on_sent(bytes);
