@@ -10,9 +10,11 @@ Runs a live scenario once with the core's per-chunk trace lines on
 (`RUST_LOG=ppspp_lab=info,ppspp_core::proto::channel=trace`: "have
 received", "chunks requested", "chunk sent", "chunk verified", each in
 the peer's span at virtual time) and reads them from the run's stderr as
-they come, so nothing is stored but the tables. The defaults follow
-`live-500` with 200 viewers for 20 s of stream (about a minute of wall
-time); the trace is large, so keep runs short.
+they come, so nothing is stored but the tables. Without `--set` it
+runs `live-500` with 200 viewers for 20 s of stream (`--set
+peers.viewers.count=200 --set live.duration=20s --set duration=30s`,
+about two minutes of wall time); any `--set` replaces those three. The
+trace is large (3.4 M lines for that run), so keep runs short.
 
 It prints:
 - how many hops from the source each verified copy of a chunk is (the

@@ -83,6 +83,39 @@ use crate::time::Instant;
 /// longest window (worse) from the rest; 0.75 s is best on the sum.
 pub const URGENT: Duration = Duration::from_millis(750);
 
+/// One chunk in this many asked (past the urgent set) is the oldest fresh
+/// chunk the peer has, not the newest: a hole.
+///
+/// Newest first alone leaves holes. A viewer asks a peer at the live edge
+/// for about one chunk per chunk it gets back, always the newest, so a
+/// chunk that reached only the few viewers the source sent it to is asked
+/// of them by nobody until it turns urgent, and then by the whole swarm
+/// at once. Traced in `live-500` with 200 viewers, seed 2
+/// (`RUST_LOG=ppspp_core::proto::channel=trace`): chunks 14,470-14,473
+/// reached 3 viewers within 0.8 s of being made, 63 neighbours heard of
+/// them, and nobody asked until 3.8 s after; 111 viewers stalled on them.
+/// Mixing in-order picks into a greedy (here newest-first) policy is what
+/// Zhao, Lui and Chiu found best for data-driven streaming ("Exploring the
+/// optimal chunk selection policy for data-driven P2P streaming systems",
+/// IEEE P2P 2009).
+///
+/// Scan, `live-500` with 200 viewers for 180 s (`--set
+/// live.duration=180s --set duration=195s --set peers.viewers.count=200`),
+/// continuity / lag p50 / lag p95 / stalls per viewer / delivery p50:
+///
+/// | share | seeds | continuity | lag p50 s | lag p95 s | stalls | delivery p50 s |
+/// |---|---|---|---|---|---|---|
+/// | none | 1, 2, 3 | 0.9945, 0.9809, 0.9929 | 4.98 | 7.67 | 2.92 | 2.06 |
+/// | 1 in 2 | 2 | 0.9800 | 4.63 | 7.34 | 2.92 | 1.74 |
+/// | 1 in 4 | 1, 2, 3 | 0.9952, 0.9974, 0.9983 | 4.08 | 7.00 | 0.64 | 1.62 |
+///
+/// 1 in 4 is better on every figure and every seed; 1 in 2 asks old
+/// chunks too often for the newest to spread. On `live-small` (seeds 1-3)
+/// 1 in 4 against none: continuity 0.9962 against 0.9967 (0.9995, 1.0000,
+/// 0.9891 against 0.9949, 0.9995, 0.9958), lag p95 5.98 against 6.90 s,
+/// delivery p50 0.89 against 1.01 s.
+pub const OLDEST_SHARE: u64 = 4;
+
 /// The chunks of one step of the newest-first walk: a munro of RFC 7574
 /// §6.1.2's default 32 chunks, the unit a live source announces.
 pub const SEGMENT: u64 = 32;
@@ -101,6 +134,12 @@ pub struct LivePicker {
     /// Whether segments are entered at the viewer's own offset (always,
     /// except in tests of the walk's order).
     spread_entries: bool,
+    /// One chunk in this many goes oldest first ([`OLDEST_SHARE`]; 0:
+    /// none).
+    oldest_share: u64,
+    /// Picks made, to give a budget of one chunk to the oldest every
+    /// `oldest_share`-th pick.
+    picks: u64,
 }
 
 impl LivePicker {
@@ -116,6 +155,8 @@ impl LivePicker {
             timing: Timing::new(rate.chunk_size, rate.bitrate),
             salt: None,
             spread_entries: true,
+            oldest_share: OLDEST_SHARE,
+            picks: 0,
         }
     }
 
@@ -125,6 +166,25 @@ impl LivePicker {
     pub(crate) fn entering_at_heads(self) -> Self {
         LivePicker {
             spread_entries: false,
+            ..self
+        }
+    }
+
+    /// The same picker without the oldest-first share, so that tests can
+    /// name the walk's ranges.
+    #[cfg(test)]
+    pub(crate) fn newest_only(self) -> Self {
+        LivePicker {
+            oldest_share: 0,
+            ..self
+        }
+    }
+
+    /// The same picker sending one chunk in `share` oldest first.
+    #[cfg(test)]
+    pub(crate) fn with_oldest_share(self, share: u64) -> Self {
+        LivePicker {
+            oldest_share: share,
             ..self
         }
     }
@@ -216,6 +276,23 @@ impl Picker for LivePicker {
             (None, None) => 0,
         };
         let salt = *self.salt.get_or_insert_with(|| rng.next_u64());
+        // Every OLDEST_SHARE-th chunk asked goes to the oldest fresh chunk
+        // past the urgent set: a hole the newest-first walk would leave
+        // until it turns urgent.
+        let mut old_taken = Binmap::new();
+        if self.oldest_share > 0 && budget > 0 && end > floor {
+            self.picks = self.picks.wrapping_add(1);
+            let share = self.oldest_share;
+            let k = budget / share + u64::from(budget < share && self.picks.is_multiple_of(share));
+            if k > 0 {
+                let first = out.len();
+                budget -= fresh.take_runs(floor, end - 1, k, out);
+                for &r in &out[first..] {
+                    old_taken.set(r);
+                }
+            }
+        }
+        let fresh = Candidates::fresh(view, &old_taken);
         let mut hi = end - 1;
         while budget > 0 && hi >= floor {
             let lo = (hi - hi % SEGMENT).max(floor);

@@ -6,7 +6,7 @@ use crate::pick::PeerLink;
 
 /// An urgent set of 8 chunks: 1 KiB chunks of 1 Mbit/s media last 8192 µs.
 fn spread_picker() -> LivePicker {
-    let p = LivePicker::sized(MediaRate::default(), Duration::from_micros(8 * 8192));
+    let p = LivePicker::sized(MediaRate::default(), Duration::from_micros(8 * 8192)).newest_only();
     assert_eq!(p.urgent_chunks(), 8);
     p
 }
@@ -108,6 +108,27 @@ fn a_chunk_late_at_this_peer_is_not_asked_of_it_again() {
     s.late = map(&[(12, 13)]);
     s.from_peer = map(&[(12, 13)]);
     assert_eq!(pick(&s, 6), [(10, 11), (14, 17)]);
+}
+
+#[test]
+fn every_fourth_chunk_past_the_urgent_set_is_the_oldest_fresh_one() {
+    let mut s = live_sets();
+    // 18..=19 are holes: the chunks above them are had up to 150.
+    s.have = map(&[(0, 17), (20, 150)]);
+    let mut p = picker().with_oldest_share(4);
+    // The urgent set 10..=17 is had: of a budget of 16, 4 go oldest
+    // first (the holes, then the first fresh chunks above them), 12 to
+    // the newest segments.
+    let picked = s.pick_with(&mut p, 16, 1);
+    s.check(&picked, 16);
+    assert_eq!(picked, [(18, 19), (151, 152), (192, 199), (160, 163)]);
+    // A budget of one: the oldest every fourth pick, the newest otherwise.
+    let mut p = spread_picker().entering_at_heads().with_oldest_share(4);
+    s.playhead = None;
+    let ones: Vec<Vec<(u64, u64)>> = (0..8).map(|_| s.pick_with(&mut p, 1, 1)).collect();
+    let oldest = ones.iter().filter(|x| x.as_slice() == [(18, 18)]).count();
+    let newest = ones.iter().filter(|x| x.as_slice() == [(192, 192)]).count();
+    assert_eq!((oldest, newest), (2, 6), "{ones:?}");
 }
 
 #[test]
