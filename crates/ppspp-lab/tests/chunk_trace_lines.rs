@@ -4,30 +4,15 @@
 //! virtual time, each naming the other peer. Every verified chunk of a
 //! small swarm can be traced back through the other three lines.
 
-use std::collections::HashMap;
-use std::io;
-use std::sync::{Arc, Mutex};
+mod common;
 
-use ppspp_lab::log::VirtualTime;
+use std::collections::HashMap;
+
+use common::traced::run_traced;
 use ppspp_lab::run::run;
 use tracing::Level;
 
 const SMALL: &str = include_str!("small_swarm.toml");
-
-/// A writer into a shared buffer.
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl io::Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
 
 /// One of the four lines: when, at which peer (its lab address), what,
 /// the other peer's address, and the chunks named.
@@ -99,18 +84,7 @@ fn parse(line: &str) -> Option<Line> {
 #[test]
 fn every_verified_chunk_traces_back_to_its_have_request_and_data() {
     let untraced = run(SMALL, "small_swarm.toml", None, None, |_| {}).unwrap();
-    let buf = Buffer::default();
-    let writer = buf.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(Level::TRACE)
-        .with_timer(VirtualTime)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let traced = tracing::subscriber::with_default(subscriber, || {
-        run(SMALL, "small_swarm.toml", None, None, |_| {}).unwrap()
-    });
-    let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    let (traced, text) = run_traced(SMALL, "small_swarm.toml", Level::TRACE);
     let lines: Vec<Line> = text.lines().filter_map(parse).collect();
 
     let verified: Vec<&Line> = lines

@@ -2,47 +2,19 @@
 //! time (`ppspp_lab::log::VirtualTime`) and the peer's name (the `peer`
 //! span), and the run's results are the same as without one.
 
-use std::io;
-use std::sync::{Arc, Mutex};
+mod common;
 
-use ppspp_lab::log::VirtualTime;
+use common::traced::run_traced;
 use ppspp_lab::run::run;
 use tracing::Level;
 
 const SMALL: &str = include_str!("small_swarm.toml");
 
-/// A writer into a shared buffer, one per line the subscriber prints.
-#[derive(Clone, Default)]
-struct Buffer(Arc<Mutex<Vec<u8>>>);
-
-impl io::Write for Buffer {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        self.0.lock().unwrap().extend_from_slice(buf);
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 #[test]
 fn lines_carry_virtual_time_and_peer_name() {
     let untraced = run(SMALL, "small_swarm.toml", None, None, |_| {}).unwrap();
 
-    let buf = Buffer::default();
-    let writer = buf.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(Level::DEBUG)
-        .with_timer(VirtualTime)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    // One thread: the simulation runs on this one, where the subscriber is.
-    let traced = tracing::subscriber::with_default(subscriber, || {
-        run(SMALL, "small_swarm.toml", None, None, |_| {}).unwrap()
-    });
-    let text = String::from_utf8(buf.0.lock().unwrap().clone()).unwrap();
+    let (traced, text) = run_traced(SMALL, "small_swarm.toml", Level::DEBUG);
 
     // The first leecher joins at 1 s and completes 0.2–1 s later, in a
     // span that names it, at a virtual (not a wall-clock) time.
