@@ -160,7 +160,7 @@ mod tests {
         assert_eq!(
             e,
             "--set peers.near.congestion=cubic: unknown congestion controller 'cubic' \
-             (known: ledbat, fixed)"
+             (known: ledbat, fixed; ledbat:<N>ms sets LEDBAT's target)"
         );
         let e = err(&["peers.near.algorithm=random"]);
         assert!(

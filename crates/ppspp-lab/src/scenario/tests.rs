@@ -77,7 +77,8 @@ fn an_unknown_policy_is_refused_at_its_line_with_the_known_names() {
         (
             "congestion",
             "cubic",
-            "congestion = \"cubic\": unknown congestion controller 'cubic' (known: ledbat, fixed)",
+            "congestion = \"cubic\": unknown congestion controller 'cubic' (known: ledbat, fixed; \
+             ledbat:<N>ms sets LEDBAT's target)",
         ),
     ] {
         let text = DEFAULT_TEXT.replace(
