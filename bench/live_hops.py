@@ -54,8 +54,7 @@ def host_of_addr(a):
 def host_offsets(scenario, sets):
     """Group name -> (first host, count): a scenario's hosts are its
     groups' in file order, consecutive (as the lab's peer names are)."""
-    with open(scenario, "rb") as f:
-        groups = [(g["name"], int(g.get("count", 1))) for g in tomllib.load(f)["peers"]]
+    groups = [(g["name"], int(g.get("count", 1))) for g in scenario["peers"]]
     for s in sets:
         key, _, value = s.partition("=")
         parts = key.split(".")
@@ -86,9 +85,11 @@ def main():
     a = ap.parse_args()
     sets = a.sets if a.sets is not None else [
         "peers.viewers.count=200", "live.duration=20s", "duration=30s"]
-    offsets = host_offsets(a.scenario, sets)
     with open(a.scenario, "rb") as f:
-        chunk_s = chunk_seconds(tomllib.load(f), sets)
+        scenario = tomllib.load(f)
+    offsets = host_offsets(scenario, sets)
+    chunk_s = chunk_seconds(scenario, sets)
+    source = source_group(scenario)
 
     cmd = [a.binary, "lab", "run", a.scenario, "--seed", str(a.seed), "--out", a.out, "--force"]
     for s in sets:
@@ -106,7 +107,7 @@ def main():
             m = LINE.match(line)
             if not m:
                 continue
-            first, count = offsets.get(m[2], (None, 0))
+            first, _ = offsets.get(m[2], (None, 0))
             if first is None:
                 continue
             me = first + (int(m[3]) if m[3] is not None else 0)
@@ -137,7 +138,6 @@ def main():
         sys.exit(f"lab run failed ({p.returncode})")
     if not pending:
         sys.exit("no trace lines: is this a release build of this tree?")
-    source = offsets_source(a.scenario)
     report(verified, requested, sent, have, pending, offsets[source][0], chunk_s)
 
 
@@ -168,11 +168,11 @@ def parse_bits(s):
     return float(s)
 
 
-def offsets_source(scenario):
-    with open(scenario, "rb") as f:
-        for g in tomllib.load(f)["peers"]:
-            if g.get("role") == "source":
-                return g["name"]
+def source_group(scenario):
+    """The name of the scenario's source group."""
+    for g in scenario["peers"]:
+        if g.get("role") == "source":
+            return g["name"]
     sys.exit("the scenario has no source")
 
 
