@@ -15,8 +15,30 @@ use super::value::{Bitrate, Dur};
 fn default_window() -> Dur {
     Dur(Duration::from_secs(30))
 }
+/// Hook in at the newest munro a peer announces, as libswift does (RFC
+/// 7574 §6.1 lets a peer start anywhere). Hooking in further back gives
+/// the prebuffer media that is already there, but in a flash crowd the
+/// swarm's spare upload is what a newcomer downloads its backlog with
+/// (1.2-1.6x the stream for a newcomer at 200 viewers), so each munro behind costs
+/// startup and lag, and the catch-up player works that lag off no faster
+/// than its download runs ahead. Scan of `hook_in_behind` (munros), mean
+/// continuity / lag p50 / lag p95 (s):
+///
+/// | behind | `live-small` (1x player), seeds 1-5 | `live-500` with 200 viewers for 180 s, seeds 1-3 |
+/// |---|---|---|
+/// | 0 | 0.9997 / 3.20 / 3.91 | 0.9979 / 4.07 / 5.07 |
+/// | 1 | 1.0000 / 3.42 / 4.27 | |
+/// | 2 | 1.0000 / 3.83 / 4.93 | 0.9977 / 4.03 / 6.04 |
+/// | 4 | 0.9964 / 4.96 / 6.31 | 0.9970 / 4.08 / 7.00 |
+/// | 8 | 0.9847 / 6.45 / 8.50 | |
+///
+/// (`--set live.hook_in_behind=N`; the 200-viewer runs also `--set
+/// live.duration=180s --set duration=195s --set peers.viewers.count=200`.)
+/// Continuity does not suffer and the lag's tail falls by 2 s at 200
+/// viewers: the newcomers' backlog is load on the flash crowd's spare
+/// upload (delivery p95 2.89 s with 4 behind, 2.70 s with 2, 2.53 s with 0).
 fn default_hook_in() -> u64 {
-    4
+    0
 }
 fn default_algorithm() -> String {
     "ecdsa-p256".into()
@@ -39,7 +61,7 @@ pub struct LiveSpec {
     #[serde(default = "default_window")]
     pub window: Dur,
     /// How many munros before the newest one a joining viewer hooks in
-    /// (default 4): some media to fill the prebuffer with at once.
+    /// (default 0: at the newest, see `default_hook_in` for the scan).
     #[serde(default = "default_hook_in")]
     pub hook_in_behind: u64,
     /// The source's signature algorithm (§6.1; DNSSEC numbers, §12.1):
