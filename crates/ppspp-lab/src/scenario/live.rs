@@ -19,9 +19,9 @@ fn default_window() -> Dur {
 /// 7574 §6.1 lets a peer start anywhere). Hooking in further back gives
 /// the prebuffer media that is already there, but in a flash crowd the
 /// swarm's spare upload is what a newcomer downloads its backlog with
-/// (1.2-1.6x the stream for a newcomer at 200 viewers), so each munro behind costs
-/// startup and lag, and the catch-up player works that lag off no faster
-/// than its download runs ahead. Scan of `hook_in_behind` (munros), mean
+/// (1.2-1.6x the stream for a newcomer at 200 viewers), so each munro
+/// behind costs startup and lag, and the catch-up player works that lag
+/// off no faster than its download runs ahead. Scan of `hook_in_behind` (munros), mean
 /// continuity / lag p50 / lag p95 (s):
 ///
 /// | behind | `live-small` (1x player), seeds 1-5 | `live-500` with 200 viewers for 180 s, seeds 1-3 |
