@@ -47,7 +47,7 @@ fn a_live_scenario_hooks_in_at_the_newest_munro_unless_it_says_otherwise() {
 #[test]
 fn viewers_that_hook_in_further_back_lag_further_behind() {
     let newest = run(&small(0), "live-small.toml", Some(1), None, |_| {}).unwrap();
-    let back = run(&small(4), "live-small.toml", Some(1), None, |_| {}).unwrap();
+    let back = run(&small(8), "live-small.toml", Some(1), None, |_| {}).unwrap();
     let (a, b) = (viewers(&newest), viewers(&back));
     assert_eq!((a.len(), b.len()), (5, 5));
     // A munro is 32 chunks: every hook-in is a munro's first chunk.
@@ -56,10 +56,12 @@ fn viewers_that_hook_in_further_back_lag_further_behind() {
         "{a:?} {b:?}"
     );
     let mean = |v: &[(u64, u32)]| v.iter().map(|x| f64::from(x.1)).sum::<f64>() / 5.0;
-    // Four munros are about 1 s of media at 1 Mbit/s in 1 KiB chunks.
+    // Eight munros are about 2.1 s of media at 1 Mbit/s in 1 KiB chunks;
+    // at least half of it shows (a viewer at the newest munro waits longer
+    // for its prebuffer, which eats into the difference).
     assert!(
-        mean(&a) + 500.0 <= mean(&b),
-        "mean median lag {} ms hooking in at the newest against {} ms four munros back",
+        mean(&a) + 1000.0 <= mean(&b),
+        "mean median lag {} ms hooking in at the newest against {} ms eight munros back",
         mean(&a),
         mean(&b)
     );

@@ -28,11 +28,20 @@ pub fn chunk(i: u64) -> Vec<u8> {
 }
 
 pub fn source(window: u64, algorithm: LiveSignatureAlgorithm) -> (Endpoint, SwarmHandle, Vec<u8>) {
+    source_with(EndpointConfig::default(), window, algorithm)
+}
+
+/// A source with endpoint configuration `config`.
+pub fn source_with(
+    config: EndpointConfig,
+    window: u64,
+    algorithm: LiveSignatureAlgorithm,
+) -> (Endpoint, SwarmHandle, Vec<u8>) {
     let key = LiveKeyPair::from_secret(algorithm, &[7; 32]).unwrap();
     let cs = ChunkSize::DEFAULT;
     let injector = LiveInjector::new(key, LiveParams::default(), Some(window));
     let id = injector.swarm_id();
-    let mut ep = Endpoint::new(EndpointConfig::default(), 1);
+    let mut ep = Endpoint::new(config, 1);
     let setup = SwarmSetup::live_source(
         injector,
         shape(window, algorithm),

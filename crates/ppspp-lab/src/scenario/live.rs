@@ -72,6 +72,11 @@ pub struct LiveSpec {
     /// `ecdsa-p256` (13, the default) or `ed25519` (15).
     #[serde(default = "default_algorithm")]
     pub algorithm: String,
+    /// The share of each segment of fresh chunks the source announces to
+    /// each unchoked viewer at once, the rest a moment later
+    /// (`EndpointConfig::live_source_spread`); unset, the node's default.
+    #[serde(default)]
+    pub source_spread: Option<f64>,
 }
 
 impl LiveSpec {
@@ -102,6 +107,15 @@ pub(super) fn check(s: &Scenario, live: &LiveSpec) -> Result<(), Problem> {
         return Err((
             format!("live.algorithm: unknown algorithm '{}'", live.algorithm),
             "ecdsa-p256 or ed25519",
+        ));
+    }
+    if live
+        .source_spread
+        .is_some_and(|x| !(0.0..=1.0).contains(&x))
+    {
+        return Err((
+            "live.source_spread must be from 0 to 1".into(),
+            "e.g. 0.5: each viewer hears of half of a segment first",
         ));
     }
     if live.window.0.is_zero() {

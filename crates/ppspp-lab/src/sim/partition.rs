@@ -670,6 +670,9 @@ fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
     if let Some(n) = scenario.swarm.loss_threshold {
         c.loss_threshold = n;
     }
+    if let Some(x) = scenario.live.as_ref().and_then(|l| l.source_spread) {
+        c.live_source_spread = x;
+    }
     if let Some(d) = scenario.swarm.have_interval {
         // The scenario's one swarm is live or not.
         if scenario.live.is_some() {
@@ -715,6 +718,26 @@ mod tests {
         assert_eq!(
             c.live_have_interval,
             EndpointConfig::default().live_have_interval
+        );
+    }
+
+    #[test]
+    fn the_live_source_spread_reaches_the_endpoints_and_is_bounded() {
+        let text = include_str!("../../../../scenarios/live-small.toml");
+        let set = crate::sweep::apply(text, "live.source_spread", "0.25").unwrap();
+        let scenario = crate::scenario::parse(&set, "t.toml").unwrap();
+        assert_eq!(endpoint_config(&scenario, 0).live_source_spread, 0.25);
+        let scenario = crate::scenario::parse(text, "t.toml").unwrap();
+        assert_eq!(
+            endpoint_config(&scenario, 0).live_source_spread,
+            EndpointConfig::default().live_source_spread
+        );
+        let bad = crate::sweep::apply(text, "live.source_spread", "1.5").unwrap();
+        let e = crate::scenario::parse(&bad, "t.toml").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("live.source_spread must be from 0 to 1"),
+            "{e}"
         );
     }
 

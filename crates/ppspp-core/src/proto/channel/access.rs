@@ -154,6 +154,15 @@ impl Channel {
         self.choke.choking_remote()
     }
 
+    /// Sets the peer's place among a live source's unchoked peers, which
+    /// hear of fresh chunks in turns (`announce/spread.rs`): its `rank` of
+    /// `of`, hearing `share` of each segment first; `None` (or a rank that
+    /// spreads nothing): every chunk at once.
+    pub fn set_announce_spread(&mut self, place: Option<(usize, usize)>, share: f64) {
+        let spread = place.and_then(|(rank, of)| super::announce::Spread::new(rank, of, share));
+        self.ann.set_spread(spread);
+    }
+
     /// Whether a choke change waits to be sent.
     pub fn choke_dirty(&self) -> bool {
         self.choke.dirty()

@@ -195,6 +195,9 @@ impl Channel {
         if self.haves_pending(swarm_have_log_len) {
             t = t.min(self.ann.last_have() + self.ann.interval());
         }
+        if let Some(held) = self.ann.held_due() {
+            t = t.min(held.max(self.ann.last_have() + self.ann.interval()));
+        }
         if self.sent_since_recv >= cfg.dead_datagrams {
             t = t.min(self.last_recv + cfg.dead_timeout);
         }

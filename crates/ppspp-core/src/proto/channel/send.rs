@@ -7,6 +7,7 @@
 use super::{scope, Channel, Outcome, State};
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
+use crate::time::Instant;
 use crate::wire::{
     ChannelId, DatagramWriter, HandshakeOptions, Message, SwarmParams, PPSPP_VERSION,
 };
@@ -38,7 +39,7 @@ impl Channel {
         } else {
             match self.hs.state() {
                 State::Initiating => self.write_handshake(swarm, ctx, buf),
-                State::Responding => self.write_answer(swarm, out, buf),
+                State::Responding => self.write_answer(swarm, ctx.now, out, buf),
                 State::Established => self.write_established(swarm, ctx, out, buf),
             }
         }?;
@@ -95,6 +96,7 @@ impl Channel {
     fn write_answer<'b>(
         &mut self,
         swarm: &Swarm,
+        now: Instant,
         out: &mut Outcome,
         buf: &'b mut [u8],
     ) -> Option<DatagramWriter<'b>> {
@@ -111,7 +113,7 @@ impl Channel {
         .ok()?;
         let remote = (self.down.remote_has(), self.down.remote_complete());
         let sc = scope(&mut self.peer, &self.hs, out);
-        self.ann.poll_haves(swarm, &sc, remote, &mut w);
+        self.ann.poll_haves(now, swarm, &sc, remote, &mut w);
         Some(w)
     }
 
@@ -136,13 +138,14 @@ impl Channel {
             riding || ctx.now.saturating_since(self.ann.last_have()) >= self.ann.interval();
         // Asked before the scope borrows the peer, and only when HAVEs may
         // go at all, as on every datagram before.
-        let send_haves = haves_due && self.haves_pending(swarm.have_log.len());
+        let held_due = self.ann.held_due().is_some_and(|t| t <= ctx.now);
+        let send_haves = haves_due && (held_due || self.haves_pending(swarm.have_log.len()));
         let sc = &mut scope(&mut self.peer, &self.hs, out);
         self.down.poll_acks(swarm, sc, &mut w);
         self.down.poll_cancels(swarm, sc, &mut w);
         if send_haves {
             let remote = (self.down.remote_has(), self.down.remote_complete());
-            self.ann.poll_haves(swarm, sc, remote, &mut w);
+            self.ann.poll_haves(ctx.now, swarm, sc, remote, &mut w);
             self.ann.handle_haves_sent(ctx.now);
         }
         self.ann.poll_pex(swarm, ctx, sc, &mut w);

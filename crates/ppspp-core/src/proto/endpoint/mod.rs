@@ -16,7 +16,7 @@ use std::net::SocketAddr;
 use rand::rngs::{ChaCha20Rng, Xoshiro256PlusPlus};
 use rand::{Rng, SeedableRng};
 
-use super::channel::Channel;
+use super::channel::{Channel, State};
 use super::choke::Choke;
 use super::config::EndpointConfig;
 use super::event::{DropReason, EndpointStats, Event};
@@ -314,7 +314,37 @@ impl Endpoint {
         let mut channels = self.channels.values_mut().filter(|c| c.swarm() == handle);
         let _span = trace::swarm_span(handle).entered();
         self.choke.rechoke(now, slots, &mut channels);
+        self.place_for_spread(handle);
         self.wake_swarm(handle, |c| c.choke_dirty());
+    }
+
+    /// At a live source, ranks the unchoked peers of `handle` for the
+    /// announcements in turns (`channel/announce/spread.rs`), in channel
+    /// id order; the choked ones hear of everything at once.
+    fn place_for_spread(&mut self, handle: SwarmHandle) {
+        let share = self.config.live_source_spread;
+        let injects = self.swarms.get(handle).is_some_and(|s| {
+            matches!(
+                s.integrity.live(),
+                Some(crate::proto::integrity::LiveIntegrity::Injector(_))
+            )
+        });
+        if !(injects && share > 0.0 && share < 1.0) {
+            return;
+        }
+        let served = |c: &Channel| {
+            c.swarm() == handle && c.state() == State::Established && !c.choking_remote()
+        };
+        let of = self.channels.values().filter(|c| served(c)).count();
+        let mut rank = 0;
+        for c in self.channels.values_mut().filter(|c| c.swarm() == handle) {
+            if served(c) {
+                c.set_announce_spread(Some((rank, of)), share);
+                rank += 1;
+            } else {
+                c.set_announce_spread(None, share);
+            }
+        }
     }
 
     /// Marks channel `id` due: something about it changed.

@@ -3,12 +3,13 @@
 //! verifies), and the addresses of other peers (§3.10).
 
 use super::super::Scope;
-use super::Announce;
+use super::{spread, Announce};
 use crate::binmap::Binmap;
 use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::proto::pex::may_share;
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
+use crate::time::Instant;
 use crate::wire::{DatagramWriter, Message};
 
 /// Most chunks of the have-log sorted into runs at once (a control datagram
@@ -50,6 +51,7 @@ impl Announce {
     /// has everything.
     pub fn poll_haves(
         &mut self,
+        now: Instant,
         swarm: &Swarm,
         sc: &Scope<'_>,
         (remote_has, remote_complete): (&Binmap, bool),
@@ -58,6 +60,7 @@ impl Announce {
         if remote_complete {
             self.have_sweep = None;
             self.have_cursor = swarm.have_log.len();
+            self.held.clear();
             return;
         }
         // A live swarm's HAVEs go with the newest munro's hash and
@@ -91,6 +94,24 @@ impl Announce {
                 self.have_sweep = None;
             }
             return;
+        }
+        // A live source's chunks held back from this peer (`spread.rs`),
+        // once due, less what left the window or the peer has meanwhile.
+        while let Some(&(due, range)) = self.held.front() {
+            if due > now {
+                break;
+            }
+            let news: Vec<ChunkRange> = swarm
+                .have
+                .filled_runs_in(range)
+                .filter(|r| !remote_has.is_filled(*r))
+                .collect();
+            for r in news {
+                if !first_have(w) || !push_have_range(swarm, sc, w, r) {
+                    return;
+                }
+            }
+            self.held.pop_front();
         }
         // New chunks, a block of the log at a time, sorted into runs: chunks
         // arrive from several peers at once and rarest-first scatters them,
@@ -127,6 +148,23 @@ impl Announce {
             };
             for range in runs(block, reach) {
                 if remote_has.is_filled(range) {
+                    continue;
+                }
+                if let Some(spread) = self.spread {
+                    // Reaching back would announce the held chunks below.
+                    let (first, later) = spread.split(range);
+                    for r in later {
+                        if !self.hold(now + spread::HOLD, r)
+                            && (!first_have(w) || !push_have_range(swarm, sc, w, r))
+                        {
+                            return;
+                        }
+                    }
+                    for r in first {
+                        if !first_have(w) || !push_have_range(swarm, sc, w, r) {
+                            return;
+                        }
+                    }
                     continue;
                 }
                 let range = match swarm.live.is_some() && ranges {

@@ -2,11 +2,21 @@
 //! longer want: the first sweep of HAVEs and the cursor into the swarm's
 //! have-log (RFC 7574 §3.2), and PEX (§3.10).
 
+use std::collections::VecDeque;
 use std::time::Duration;
 
+use crate::chunk::ChunkRange;
 use crate::time::Instant;
 
 mod haves;
+mod spread;
+
+pub(crate) use spread::Spread;
+
+/// Most held-back ranges a channel keeps (a live source's, see
+/// `spread.rs`): a few per segment made within the hold. Past it fresh
+/// chunks are announced at once.
+const MAX_HELD: usize = 64;
 
 /// One channel's announcements: inputs `handle_pex_request`,
 /// `handle_resweep`, `handle_haves_sent`; outputs `poll_haves` and
@@ -25,6 +35,11 @@ pub(crate) struct Announce {
     interval: Duration,
     pex_requested: bool,
     pex_reply_due: bool,
+    /// Where the peer stands among a live source's unchoked peers, when
+    /// the source announces its fresh chunks in turns (`spread.rs`).
+    spread: Option<Spread>,
+    /// Fresh chunks held back from the peer, and when they are due.
+    held: VecDeque<(Instant, ChunkRange)>,
 }
 
 impl Announce {
@@ -38,7 +53,30 @@ impl Announce {
             interval,
             pex_requested: false,
             pex_reply_due: false,
+            spread: None,
+            held: VecDeque::new(),
         }
+    }
+
+    /// Sets where the peer stands among a live source's unchoked peers
+    /// (`None`: it hears of every chunk at once).
+    pub fn set_spread(&mut self, spread: Option<Spread>) {
+        self.spread = spread;
+    }
+
+    /// When the first held-back chunks are due to be announced.
+    pub fn held_due(&self) -> Option<Instant> {
+        self.held.front().map(|&(t, _)| t)
+    }
+
+    /// Holds `range` back until `due`; false when too much is held
+    /// already (then it is announced at once).
+    fn hold(&mut self, due: Instant, range: ChunkRange) -> bool {
+        if self.held.len() >= MAX_HELD {
+            return false;
+        }
+        self.held.push_back((due, range));
+        true
     }
 
     /// Whether HAVEs wait to be sent (to a peer that lacks chunks), with
@@ -102,14 +140,66 @@ mod tests {
         let sc = &scope(&mut p, &mut out);
         let nothing = Binmap::new();
         let mut a = Announce::new(Instant::ZERO, swarm.have_log.len(), Duration::ZERO);
-        let sent = written(|w| a.poll_haves(&swarm, sc, (&nothing, false), w));
+        let sent = written(|w| a.poll_haves(Instant::ZERO, &swarm, sc, (&nothing, false), w));
         assert_eq!(sent, ["HAVE(chunks 0..=7)"]);
         assert!(!a.haves_pending(swarm.have_log.len()));
-        assert!(written(|w| a.poll_haves(&swarm, sc, (&nothing, false), w)).is_empty());
+        assert!(
+            written(|w| a.poll_haves(Instant::ZERO, &swarm, sc, (&nothing, false), w)).is_empty()
+        );
         let mut all = Binmap::new();
         all.set(crate::chunk::ChunkRange::new(0, fixture::CHUNKS - 1).unwrap());
         let mut b = Announce::new(Instant::ZERO, swarm.have_log.len(), Duration::ZERO);
-        assert!(written(|w| b.poll_haves(&swarm, sc, (&all, true), w)).is_empty());
+        assert!(written(|w| b.poll_haves(Instant::ZERO, &swarm, sc, (&all, true), w)).is_empty());
         assert!(!b.haves_pending(swarm.have_log.len()));
+    }
+
+    /// The fixture's 8 chunks are the first part of a segment split in 4
+    /// (8 chunks a part): rank 0 of 4 hears of them first, rank 1 only
+    /// after the hold.
+    #[test]
+    fn a_spread_holds_back_the_parts_a_peer_hears_of_later() {
+        let mut swarm = seeder();
+        // Logged as a live source logs a signed munro: all news.
+        for c in 0..fixture::CHUNKS {
+            swarm.have_log.push(crate::chunk::ChunkIndex(c));
+        }
+        let (mut p, mut out) = (peer(), Outcome::default());
+        let sc = &scope(&mut p, &mut out);
+        let nothing = Binmap::new();
+        let fresh = |rank| {
+            // Every logged chunk is news: no sweep, the cursor at 0.
+            let mut a = Announce::new(Instant::ZERO, 0, Duration::ZERO);
+            a.have_sweep = None;
+            a.set_spread(Spread::new(rank, 4, 0.5));
+            a
+        };
+        let at = |ms| Instant::ZERO + Duration::from_millis(ms);
+        let mut first = fresh(0);
+        let sent = written(|w| first.poll_haves(at(0), &swarm, sc, (&nothing, false), w));
+        assert_eq!(sent, ["HAVE(chunks 0..=7)"]);
+        assert_eq!(first.held_due(), None);
+
+        let mut later = fresh(1);
+        assert!(written(|w| later.poll_haves(at(0), &swarm, sc, (&nothing, false), w)).is_empty());
+        assert_eq!(later.held_due(), Some(at(0) + super::spread::HOLD));
+        assert!(
+            !later.haves_pending(swarm.have_log.len()),
+            "held, not pending"
+        );
+        let early = at(super::spread::HOLD.as_millis() as u64 - 1);
+        assert!(written(|w| later.poll_haves(early, &swarm, sc, (&nothing, false), w)).is_empty());
+        let due = later.held_due().unwrap();
+        let sent = written(|w| later.poll_haves(due, &swarm, sc, (&nothing, false), w));
+        assert_eq!(sent, ["HAVE(chunks 0..=7)"]);
+        assert_eq!(later.held_due(), None);
+
+        // A peer that got the chunks meanwhile hears nothing of them.
+        let mut had = fresh(1);
+        let _ = written(|w| had.poll_haves(at(0), &swarm, sc, (&nothing, false), w));
+        let mut all = Binmap::new();
+        all.set(crate::chunk::ChunkRange::new(0, fixture::CHUNKS - 1).unwrap());
+        let due = had.held_due().unwrap();
+        assert!(written(|w| had.poll_haves(due, &swarm, sc, (&all, false), w)).is_empty());
+        assert_eq!(had.held_due(), None);
     }
 }
