@@ -138,9 +138,10 @@ pub struct EndpointConfig {
     /// itself, 500 viewers for 10 minutes, seed 1, off against 0.5:
     /// continuity 0.9939 / 0.9991, lag p50 4.41 / 3.89 s, lag p95 5.14 /
     /// 4.61 s, source 4.48× both, stalls per viewer 6.04 / 0.91, munros
-    /// that made 50 or more viewers stall 17 / 1. 0.5 is the better of the
-    /// two on `live-small` and meets issue 24's goal there; 0.375 was not
-    /// scanned, nor the hold.
+    /// that made 50 or more viewers stall 17 / 1; seed 2, off against
+    /// 0.625: 0.9873 / 0.9989, 4.45 / 3.98 s, 6.96 / 4.54 s, 4.48× / 4.49×,
+    /// 10.48 / 1.20 stalls, 31 / 3 such munros. 0.5 is the better of the
+    /// two on `live-small`; 0.375 was not scanned, nor the hold.
     pub live_source_spread: f64,
     /// A peer that sent nothing for this long while we sent it at least
     /// [`EndpointConfig::dead_datagrams`] datagrams is dead (RFC 7574 §8.15: 3 minutes).
