@@ -257,7 +257,7 @@ pub enum Role {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum FlowKind {
-    /// A TCP NewReno bulk transfer.
+    /// A TCP bulk transfer (NewReno unless `cc` says otherwise).
     Tcp,
     /// Constant-bit-rate UDP.
     Cbr,
@@ -284,6 +284,10 @@ pub struct Flow {
     /// Bytes a TCP flow transfers (default: until the end).
     #[serde(default)]
     pub bytes: Option<Bytes>,
+    /// A TCP flow's congestion control: `"newreno"` (default) or
+    /// `"cubic"` (RFC 9438).
+    #[serde(default)]
+    pub cc: Option<crate::traffic::TcpCc>,
     /// Rate of a CBR flow, burst rate of an on/off flow.
     #[serde(default)]
     pub rate: Option<Bitrate>,

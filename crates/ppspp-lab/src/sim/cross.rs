@@ -19,7 +19,7 @@ pub const CROSS_FLOW_BASE: u32 = 1 << 30;
 
 /// The sending end.
 pub enum Source {
-    /// TCP NewReno bulk sender.
+    /// TCP bulk sender.
     Tcp(TcpSender),
     /// Constant bit rate.
     Cbr(CbrSource),
@@ -63,6 +63,7 @@ impl CrossFlow {
             FlowKind::Tcp => {
                 let mut c = TcpSenderConfig::new(src, dst, flow, start);
                 c.total_bytes = spec.bytes.map(|b| b.0);
+                c.cc = spec.cc.unwrap_or_default();
                 (
                     Source::Tcp(TcpSender::new(c)),
                     Sink::Tcp(TcpReceiver::new(TcpReceiverConfig::new(dst, src, flow))),

@@ -12,6 +12,6 @@ pub use cbr::{CbrConfig, CbrSource};
 pub use onoff::{OnOffConfig, ParetoOnOff};
 pub use sink::{DelayStats, FlowStats, UdpSink};
 pub use tcp::{
-    RtoConfig, TcpReceiver, TcpReceiverConfig, TcpReceiverStats, TcpSender, TcpSenderConfig,
-    TcpSenderStats, DEFAULT_ACK_DELAY, MSS,
+    Cubic, NewReno, RtoConfig, TcpCc, TcpCongestion, TcpReceiver, TcpReceiverConfig,
+    TcpReceiverStats, TcpSender, TcpSenderConfig, TcpSenderStats, DEFAULT_ACK_DELAY, MSS,
 };

@@ -1,6 +1,7 @@
-//! A small sans-IO TCP model for bulk cross traffic: a NewReno sender
-//! (RFC 5681 congestion control, RFC 6582 fast recovery, RFC 6298
-//! retransmission timer) and a cumulative-ACK receiver. No handshake, no
+//! A small sans-IO TCP model for bulk cross traffic: a sender (RFC 5681
+//! slow start, RFC 6582 fast recovery, RFC 6298 retransmission timer, and
+//! NewReno or CUBIC (RFC 9438) congestion avoidance, `cc/`) and a
+//! cumulative-ACK receiver. No handshake, no
 //! SACK, no window field: a connection is taken as open at the sender's
 //! start and the receiver's window as fixed, which is what competing bulk
 //! flows need to share a bottleneck realistically.
@@ -9,10 +10,12 @@
 //! full MSS (1460 bytes, 1500 on the wire) but the last, and every ACK is
 //! a pure ACK of [`crate::packet::TCP_OVERHEAD`] bytes.
 
+mod cc;
 mod receiver;
 mod rto;
 mod sender;
 
+pub use cc::{Cubic, NewReno, TcpCc, TcpCongestion};
 pub use receiver::{TcpReceiver, TcpReceiverConfig, TcpReceiverStats, DEFAULT_ACK_DELAY};
 pub use rto::{RtoConfig, RtoEstimator};
 pub use sender::{TcpSender, TcpSenderConfig, TcpSenderStats, MSS};

@@ -1,11 +1,14 @@
-//! The sending end of the TCP model: a bulk sender with NewReno congestion
-//! control (RFC 5681 and RFC 6582) and the RFC 6298 retransmission timer.
+//! The sending end of the TCP model: a bulk sender with slow start (RFC
+//! 5681), NewReno fast recovery (RFC 6582), the RFC 6298 retransmission
+//! timer, and congestion avoidance by a [`TcpCongestion`] policy (NewReno
+//! or CUBIC, `cc/`).
 
 use std::collections::VecDeque;
 use std::time::Duration;
 
 use ppspp_core::time::Instant;
 
+use super::cc::{TcpCc, TcpCongestion};
 use super::rto::{RtoConfig, RtoEstimator};
 use crate::agent::Agent;
 use crate::packet::{Body, FlowId, HostId, Packet, TcpSegment, TCP_OVERHEAD};
@@ -39,6 +42,8 @@ pub struct TcpSenderConfig {
     pub rwnd: u64,
     /// The retransmission timer's bounds.
     pub rto: RtoConfig,
+    /// Congestion avoidance and the cut on loss.
+    pub cc: TcpCc,
 }
 
 impl TcpSenderConfig {
@@ -56,6 +61,7 @@ impl TcpSenderConfig {
             initial_ssthresh: u64::MAX,
             rwnd: 1 << 30,
             rto: RtoConfig::default(),
+            cc: TcpCc::default(),
         }
     }
 }
@@ -80,7 +86,7 @@ pub struct TcpSenderStats {
     pub dup_acks: u64,
 }
 
-/// A bulk TCP sender (NewReno). Sequence numbers count payload bytes from 0.
+/// A bulk TCP sender. Sequence numbers count payload bytes from 0.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
     config: TcpSenderConfig,
@@ -109,6 +115,7 @@ pub struct TcpSender {
     timed: Option<(u64, Instant)>,
     /// Segments to retransmit ahead of anything else, ignoring cwnd.
     retx: VecDeque<u64>,
+    cc: Box<dyn TcpCongestion>,
     stats: TcpSenderStats,
     completed_at: Option<Instant>,
 }
@@ -124,6 +131,7 @@ impl TcpSender {
             cwnd: u64::from(config.initial_window) * u64::from(config.mss),
             ssthresh: config.initial_ssthresh,
             rto: RtoEstimator::new(config.rto),
+            cc: config.cc.build(),
             config,
             started: false,
             snd_una: 0,
@@ -212,7 +220,7 @@ impl TcpSender {
             // RFC 5681 §2: a duplicate ACK acks nothing new while data is
             // outstanding (pure ACKs with no window change, here always).
             if self.snd_una < self.snd_max {
-                self.on_dup_ack();
+                self.on_dup_ack(now);
             }
             return;
         }
@@ -252,8 +260,10 @@ impl TcpSender {
                 // RFC 5681 §3.1 slow start, eq. (2).
                 self.cwnd += acked.min(mss);
             } else {
-                // Congestion avoidance, eq. (3), at least one byte.
-                self.cwnd += (mss * mss / self.cwnd).max(1);
+                // Congestion avoidance: the policy's (RFC 5681 eq. 3 for
+                // NewReno, RFC 9438 §4.2-4.3 for CUBIC).
+                let srtt = self.rto.srtt();
+                self.cwnd = self.cc.avoidance(now, self.cwnd, acked, mss, srtt);
             }
             // Growth past the receiver's window would be meaningless.
             self.cwnd = self.cwnd.min(self.config.rwnd.max(mss));
@@ -266,7 +276,7 @@ impl TcpSender {
         }
     }
 
-    fn on_dup_ack(&mut self) {
+    fn on_dup_ack(&mut self, now: Instant) {
         self.stats.dup_acks += 1;
         let mss = self.mss();
         if self.in_recovery {
@@ -281,9 +291,10 @@ impl TcpSender {
         // receiver's answers to the go-back-N resends after a timeout).
         let covers_more = self.recover.is_none_or(|r| self.snd_una > r);
         if self.dupacks == 3 && covers_more {
-            // RFC 5681 §3.2 steps 2-3: one cut, eq. (4), then inflate by
-            // the three segments the duplicates say have left.
-            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
+            // RFC 5681 §3.2 steps 2-3: one cut (eq. 4, or the policy's),
+            // then inflate by the three segments the duplicates say have
+            // left.
+            self.ssthresh = self.cc.congestion(now, self.cwnd, self.flight_size(), mss);
             self.cwnd = self.ssthresh + 3 * mss;
             self.recover = Some(self.snd_max);
             self.in_recovery = true;
@@ -306,8 +317,9 @@ impl TcpSender {
         // timeouts; in recovery FlightSize has grown by every segment the
         // inflated window let out and would not reflect the path.
         if self.recover.is_none_or(|r| self.snd_una >= r) {
-            self.ssthresh = (self.flight_size() / 2).max(2 * mss);
+            self.ssthresh = self.cc.congestion(now, self.cwnd, self.flight_size(), mss);
         }
+        self.cc.timeout();
         self.cwnd = mss;
         self.recover = Some(self.snd_max);
         self.in_recovery = false;

@@ -40,8 +40,13 @@ struct Pipe {
 
 impl Pipe {
     fn new(total: Option<u64>, drops: &[(u64, u32)]) -> Pipe {
+        Pipe::with_cc(total, drops, TcpCc::Newreno)
+    }
+
+    fn with_cc(total: Option<u64>, drops: &[(u64, u32)], cc: TcpCc) -> Pipe {
         let mut sc = TcpSenderConfig::new(HostId(1), HostId(2), FlowId(5), Instant::ZERO);
         sc.total_bytes = total;
+        sc.cc = cc;
         let rc = TcpReceiverConfig::new(HostId(2), HostId(1), FlowId(5));
         Pipe {
             s: TcpSender::new(sc),
@@ -449,7 +454,18 @@ fn before_its_start_a_sender_is_silent() {
 /// repaired by one fast retransmit.
 #[test]
 fn a_bottleneck_is_filled() {
-    let mut p = Pipe::new(None, &[]);
+    bottleneck_filled(TcpCc::Newreno);
+}
+
+/// The same with CUBIC: its cuts are shallower (β 0.7), so the queue
+/// never drains either.
+#[test]
+fn cubic_fills_a_bottleneck() {
+    bottleneck_filled(TcpCc::Cubic);
+}
+
+fn bottleneck_filled(cc: TcpCc) {
+    let mut p = Pipe::with_cc(None, &[], cc);
     p.delay = Duration::from_millis(20);
     p.bottleneck = Some((10_000_000, 50));
     p.run_until(ms(6_000));
@@ -464,7 +480,7 @@ fn a_bottleneck_is_filled() {
     // (0.4 %) either way.
     assert!(
         share > 0.98 && share < 1.01,
-        "goodput {share:.4} of capacity"
+        "{cc:?}: goodput {share:.4} of capacity"
     );
     assert_eq!(st.timeouts, before.timeouts, "no timeout in steady state");
     let drops = p.dropped - dropped;
@@ -472,4 +488,25 @@ fn a_bottleneck_is_filled() {
     assert!(cuts >= 3, "{cuts} cuts");
     assert_eq!(drops, cuts, "one drop per cycle");
     assert_eq!(st.retransmits - before.retransmits, drops);
+}
+
+/// CUBIC's cut, through the sender: the same loss as
+/// `a_single_loss_is_one_fast_retransmit_and_halves_the_window`, with
+/// FlightSize 25 MSS at the third duplicate, sets ssthresh to 0.7 of it,
+/// not half; recovery and the retransmission are NewReno's.
+#[test]
+fn cubic_cuts_to_seven_tenths_of_the_flight() {
+    let total = 300_000;
+    let mut p = Pipe::with_cc(Some(total), &[(15, 1)], TcpCc::Cubic);
+    p.run_until(ms(200));
+    assert!(p.s.in_recovery());
+    assert_eq!(p.s.ssthresh(), 25 * M * 7 / 10);
+    p.run_until(ms(10_000));
+    let st = p.s.stats();
+    assert_eq!(
+        (st.fast_retransmits, st.retransmits, st.timeouts),
+        (1, 1, 0)
+    );
+    assert!(p.s.is_complete());
+    assert_eq!(p.r.delivered(), total);
 }

@@ -1,0 +1,118 @@
+//! TCP flows in a scenario share a bottleneck as TCP does (issue 25's
+//! fidelity checks): two flows of the same congestion control from one
+//! 10 Mbit/s uplink each get their half within 10 %, and together (or a
+//! CUBIC flow alone) they fill it (≥ 95 %). A `cc` on a UDP flow is refused.
+
+use ppspp_lab::run::run;
+use ppspp_lab::scenario::parse;
+
+/// A seeder nobody downloads from (a scenario needs one), a sending host
+/// with a 10 Mbit/s uplink and a 62.5 KB (50 ms) queue, two receivers
+/// behind 100 Mbit/s links; 40 ms base RTT; 60 s. `flows` are appended.
+fn scenario(flows: &str) -> String {
+    format!(
+        r#"name = "tcp-sharing"
+seed = 1
+duration = "60s"
+stop_when_done = false
+
+[content]
+size = "1MB"
+chunk_size = "1024B"
+
+[network]
+groups = ["all"]
+delay = [["20ms"]]
+
+[classes.sender]
+up = "10Mbit/s"
+down = "100Mbit/s"
+queue = "50ms"
+
+[classes.receiver]
+up = "100Mbit/s"
+down = "100Mbit/s"
+queue = "50ms"
+
+[[peers]]
+name = "seeder"
+class = "receiver"
+role = "seeder"
+
+[[peers]]
+name = "src"
+class = "sender"
+role = "host"
+
+[[peers]]
+name = "dst"
+count = 2
+class = "receiver"
+role = "host"
+
+{flows}"#
+    )
+}
+
+fn flow(to: usize, cc: &str) -> String {
+    format!("[[flows]]\nkind = \"tcp\"\nfrom = \"src\"\nto = \"dst[{to}]\"\nstart = \"1s\"\ncc = \"{cc}\"\n\n")
+}
+
+/// Payload bytes each flow delivered (`flows.csv`).
+fn delivered(text: &str) -> Vec<f64> {
+    let o = run(text, "x", None, None, |_| {}).unwrap();
+    let csv = &o.csv.iter().find(|c| c.0 == "flows.csv").unwrap().1;
+    csv.lines()
+        .skip(1)
+        .map(|l| l.split(',').nth(5).unwrap().parse().unwrap())
+        .collect()
+}
+
+/// Payload the uplink carries in the 59 s the flows run: 1460 of every
+/// 1500 bytes on the wire.
+const CAPACITY: f64 = 10e6 / 8.0 * 59.0 * 1460.0 / 1500.0;
+
+#[test]
+fn two_flows_of_one_kind_share_the_link_evenly_and_fill_it() {
+    for cc in ["newreno", "cubic"] {
+        let d = delivered(&scenario(&(flow(0, cc) + &flow(1, cc))));
+        let total: f64 = d.iter().sum();
+        assert!(
+            total >= 0.95 * CAPACITY,
+            "{cc}: {:.3} of capacity",
+            total / CAPACITY
+        );
+        for (i, x) in d.iter().enumerate() {
+            let share = x / (total / 2.0);
+            assert!(
+                (0.9..=1.1).contains(&share),
+                "{cc}: flow {i} got {share:.3} of its half"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_cubic_flow_alone_fills_the_link() {
+    let d = delivered(&scenario(&flow(0, "cubic")));
+    assert!(
+        d[0] >= 0.95 * CAPACITY,
+        "{:.3} of capacity",
+        d[0] / CAPACITY
+    );
+}
+
+#[test]
+fn a_congestion_control_on_a_udp_flow_is_refused() {
+    let text = scenario(
+        "[[flows]]\nkind = \"cbr\"\nfrom = \"src\"\nto = \"dst[0]\"\nrate = \"1Mbit/s\"\ncc = \"cubic\"\n",
+    );
+    let e = parse(&text, "f.toml").unwrap_err();
+    assert!(e.message.contains("only a TCP flow"), "{e}");
+    let e = parse(
+        &text.replace("cubic", "vegas").replace("cbr", "tcp"),
+        "f.toml",
+    )
+    .unwrap_err();
+    assert!(e.message.contains("vegas"), "{e}");
+}
