@@ -40,6 +40,54 @@ pub struct TcpSegment {
     /// Cumulative acknowledgement: the next byte the receiver expects
     /// (ACK segments).
     pub ack: u64,
+    /// SACK blocks of an ACK (RFC 2018); empty without SACK.
+    pub sack: SackBlocks,
+}
+
+/// The SACK option of an ACK (RFC 2018 §3): up to [`SackBlocks::MAX`]
+/// `[start, end)` byte ranges held above the cumulative ACK, the one that
+/// holds the segment that triggered the ACK first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SackBlocks {
+    blocks: [(u64, u64); SackBlocks::MAX],
+    len: u8,
+}
+
+impl SackBlocks {
+    /// Three blocks: what fits in TCP's 40 option bytes beside the
+    /// timestamp option every stack sends (RFC 2018 §3).
+    pub const MAX: usize = 3;
+
+    /// The first [`SackBlocks::MAX`] of `blocks`.
+    pub fn new(blocks: impl IntoIterator<Item = (u64, u64)>) -> SackBlocks {
+        let mut out = SackBlocks::default();
+        for b in blocks.into_iter().take(SackBlocks::MAX) {
+            out.blocks[usize::from(out.len)] = b;
+            out.len += 1;
+        }
+        out
+    }
+
+    /// The blocks, first first.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        self.blocks[..usize::from(self.len)].iter().copied()
+    }
+
+    /// No block.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Bytes the option adds to the header: kind, length and 8 per block,
+    /// padded to 4 by two NOPs as stacks send it (RFC 2018 §3); none when
+    /// empty.
+    pub fn option_bytes(&self) -> u32 {
+        if self.len == 0 {
+            0
+        } else {
+            4 + 8 * u32::from(self.len)
+        }
+    }
 }
 
 /// The payload of a packet.

@@ -1,7 +1,8 @@
 //! TCP flows in a scenario share a bottleneck as TCP does (issue 25's
-//! fidelity checks): two flows of the same congestion control from one
-//! 10 Mbit/s uplink each get their half within 10 %, and together (or a
-//! CUBIC flow alone) they fill it (≥ 95 %). A `cc` on a UDP flow is refused.
+//! fidelity checks): two flows of the same congestion control (NewReno or
+//! CUBIC, with or without SACK) from one 10 Mbit/s uplink each get their
+//! half within 10 %, and together (or a CUBIC flow alone) they fill it
+//! (≥ 95 %). A `cc` or `sack` on a UDP flow is refused.
 
 use ppspp_lab::run::run;
 use ppspp_lab::scenario::parse;
@@ -58,6 +59,10 @@ fn flow(to: usize, cc: &str) -> String {
     format!("[[flows]]\nkind = \"tcp\"\nfrom = \"src\"\nto = \"dst[{to}]\"\nstart = \"1s\"\ncc = \"{cc}\"\n\n")
 }
 
+fn sack_flow(to: usize, cc: &str) -> String {
+    flow(to, cc).replace("\n\n", "\nsack = true\n\n")
+}
+
 /// Payload bytes each flow delivered (`flows.csv`).
 fn delivered(text: &str) -> Vec<f64> {
     let o = run(text, "x", None, None, |_| {}).unwrap();
@@ -74,8 +79,15 @@ const CAPACITY: f64 = 10e6 / 8.0 * 59.0 * 1460.0 / 1500.0;
 
 #[test]
 fn two_flows_of_one_kind_share_the_link_evenly_and_fill_it() {
-    for cc in ["newreno", "cubic"] {
-        let d = delivered(&scenario(&(flow(0, cc) + &flow(1, cc))));
+    for (cc, sack) in [
+        ("newreno", false),
+        ("cubic", false),
+        ("newreno", true),
+        ("cubic", true),
+    ] {
+        let make = if sack { sack_flow } else { flow };
+        let d = delivered(&scenario(&(make(0, cc) + &make(1, cc))));
+        let cc = format!("{cc}{}", if sack { " + SACK" } else { "" });
         let total: f64 = d.iter().sum();
         assert!(
             total >= 0.95 * CAPACITY,

@@ -288,6 +288,10 @@ pub struct Flow {
     /// `"cubic"` (RFC 9438).
     #[serde(default)]
     pub cc: Option<crate::traffic::TcpCc>,
+    /// A TCP flow with SACK (RFC 2018 blocks, RFC 6675 recovery) at both
+    /// ends; off by default.
+    #[serde(default)]
+    pub sack: Option<bool>,
     /// Rate of a CBR flow, burst rate of an on/off flow.
     #[serde(default)]
     pub rate: Option<Bitrate>,

@@ -20,7 +20,7 @@ pub const CROSS_FLOW_BASE: u32 = 1 << 30;
 /// The sending end.
 pub enum Source {
     /// TCP bulk sender.
-    Tcp(TcpSender),
+    Tcp(Box<TcpSender>),
     /// Constant bit rate.
     Cbr(CbrSource),
     /// Pareto on/off.
@@ -64,9 +64,14 @@ impl CrossFlow {
                 let mut c = TcpSenderConfig::new(src, dst, flow, start);
                 c.total_bytes = spec.bytes.map(|b| b.0);
                 c.cc = spec.cc.unwrap_or_default();
+                c.sack = spec.sack.unwrap_or(false);
+                let sack = c.sack;
                 (
-                    Source::Tcp(TcpSender::new(c)),
-                    Sink::Tcp(TcpReceiver::new(TcpReceiverConfig::new(dst, src, flow))),
+                    Source::Tcp(Box::new(TcpSender::new(c))),
+                    Sink::Tcp(TcpReceiver::new(TcpReceiverConfig {
+                        sack,
+                        ..TcpReceiverConfig::new(dst, src, flow)
+                    })),
                 )
             }
             FlowKind::Cbr => {
@@ -110,7 +115,7 @@ impl CrossFlow {
     pub fn end(&mut self, end: usize) -> &mut dyn Agent {
         if end == 0 {
             match &mut self.source {
-                Source::Tcp(a) => a,
+                Source::Tcp(a) => a.as_mut(),
                 Source::Cbr(a) => a,
                 Source::OnOff(a) => a,
             }

@@ -1,10 +1,11 @@
 //! A small sans-IO TCP model for bulk cross traffic: a sender (RFC 5681
 //! slow start, RFC 6582 fast recovery, RFC 6298 retransmission timer, and
 //! NewReno or CUBIC (RFC 9438) congestion avoidance, `cc/`) and a
-//! cumulative-ACK receiver. No handshake, no
-//! SACK, no window field: a connection is taken as open at the sender's
-//! start and the receiver's window as fixed, which is what competing bulk
-//! flows need to share a bottleneck realistically.
+//! cumulative-ACK receiver; with SACK on at both ends, the receiver sends
+//! RFC 2018 blocks and the sender recovers by RFC 6675 (`scoreboard.rs`,
+//! `sender_sack.rs`). No handshake, no window field: a connection is taken
+//! as open at the sender's start and the receiver's window as fixed, which
+//! is what competing bulk flows need to share a bottleneck realistically.
 //!
 //! Sequence numbers count payload bytes from 0; every data segment is a
 //! full MSS (1460 bytes, 1500 on the wire) but the last, and every ACK is
@@ -13,11 +14,13 @@
 mod cc;
 mod receiver;
 mod rto;
+mod scoreboard;
 mod sender;
 
 pub use cc::{Cubic, NewReno, TcpCc, TcpCongestion};
 pub use receiver::{TcpReceiver, TcpReceiverConfig, TcpReceiverStats, DEFAULT_ACK_DELAY};
 pub use rto::{RtoConfig, RtoEstimator};
+pub use scoreboard::Scoreboard;
 pub use sender::{TcpSender, TcpSenderConfig, TcpSenderStats, MSS};
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::time::Duration;
 use ppspp_core::time::Instant;
 
 use crate::agent::Agent;
-use crate::packet::{Body, FlowId, HostId, Packet, TcpSegment, TCP_OVERHEAD};
+use crate::packet::{Body, FlowId, HostId, Packet, SackBlocks, TcpSegment, TCP_OVERHEAD};
 
 /// The delayed-ACK timer of Linux (`TCP_DELACK_MIN`, 40 ms), well inside the
 /// 500 ms RFC 5681 §4.2 allows.
@@ -34,6 +34,9 @@ pub struct TcpReceiverConfig {
     /// that would open one more is dropped (and still answered by a
     /// duplicate ACK), like a full reassembly queue.
     pub max_ranges: usize,
+    /// Report the out-of-order ranges held in SACK blocks (RFC 2018) on
+    /// every ACK while there are any.
+    pub sack: bool,
 }
 
 impl TcpReceiverConfig {
@@ -45,6 +48,7 @@ impl TcpReceiverConfig {
             flow,
             ack_delay: None,
             max_ranges: 1024,
+            sack: false,
         }
     }
 }
@@ -77,8 +81,11 @@ pub struct TcpReceiver {
     unacked: u32,
     /// When the delayed ACK is due.
     ack_deadline: Option<Instant>,
-    /// ACK numbers to send, oldest first.
-    out: VecDeque<u64>,
+    /// Starts of out-of-order ranges, the most recently grown first (RFC
+    /// 2018 §4's block order); stale starts are skipped when read.
+    recent: VecDeque<u64>,
+    /// ACKs to send, oldest first.
+    out: VecDeque<(u64, SackBlocks)>,
     stats: TcpReceiverStats,
 }
 
@@ -91,6 +98,7 @@ impl TcpReceiver {
             ooo: BTreeMap::new(),
             unacked: 0,
             ack_deadline: None,
+            recent: VecDeque::new(),
             out: VecDeque::new(),
             stats: TcpReceiverStats::default(),
         }
@@ -113,7 +121,14 @@ impl TcpReceiver {
 
     /// Queues a cumulative ACK now; it covers any delayed one.
     fn ack_now(&mut self) {
-        self.out.push_back(self.rcv_nxt);
+        let sack = if self.config.sack {
+            let ooo = &self.ooo;
+            self.recent.retain(|s| ooo.contains_key(s));
+            SackBlocks::new(self.recent.iter().map(|s| (*s, ooo[s])))
+        } else {
+            SackBlocks::default()
+        };
+        self.out.push_back((self.rcv_nxt, sack));
         self.unacked = 0;
         self.ack_deadline = None;
     }
@@ -181,6 +196,16 @@ impl TcpReceiver {
             self.stats.out_of_order += 1;
             if !self.insert(seq, end) {
                 self.stats.dropped += 1;
+            } else if self.config.sack {
+                // RFC 2018 §4: the first block holds the segment that
+                // triggered this ACK.
+                let start = self.ooo.range(..=seq).next_back().map(|(s, _)| *s);
+                if let Some(start) = start {
+                    self.recent.retain(|s| *s != start);
+                    self.recent.push_front(start);
+                    // Bounded like the ranges themselves.
+                    self.recent.truncate(self.config.max_ranges);
+                }
             }
             self.ack_now();
         }
@@ -203,17 +228,18 @@ impl Agent for TcpReceiver {
     }
 
     fn poll_transmit(&mut self, _now: Instant) -> Option<Packet> {
-        let ack = self.out.pop_front()?;
+        let (ack, sack) = self.out.pop_front()?;
         self.stats.acks_sent += 1;
         Some(Packet {
             src: self.config.host,
             dst: self.config.peer,
             flow: self.config.flow,
-            size: TCP_OVERHEAD,
+            size: TCP_OVERHEAD + sack.option_bytes(),
             body: Body::Tcp(TcpSegment {
                 seq: 0,
                 len: 0,
                 ack,
+                sack,
             }),
         })
     }

@@ -16,6 +16,7 @@ fn data(k: u64) -> Packet {
             seq: k * u64::from(MSS),
             len: MSS,
             ack: 0,
+            sack: Default::default(),
         }),
     }
 }
@@ -33,6 +34,7 @@ fn acks(r: &mut TcpReceiver, now: Instant) -> Vec<u64> {
                 seq: 0,
                 len: 0,
                 ack,
+                ..
             }) => {
                 assert_eq!(ack % u64::from(MSS), 0);
                 out.push(ack / u64::from(MSS));
@@ -146,7 +148,12 @@ fn out_of_order_ranges_merge_and_are_bounded() {
 fn partial_overlaps_count_only_new_bytes() {
     let mut r = receiver(None);
     let seg = |seq, len| Packet {
-        body: Body::Tcp(TcpSegment { seq, len, ack: 0 }),
+        body: Body::Tcp(TcpSegment {
+            seq,
+            len,
+            ack: 0,
+            sack: Default::default(),
+        }),
         ..data(0)
     };
     r.on_packet(at(0), seg(0, 1000));
@@ -157,4 +164,51 @@ fn partial_overlaps_count_only_new_bytes() {
     assert_eq!(r.ranges().collect::<Vec<_>>(), vec![(2800, 3500)]);
     r.on_packet(at(4), seg(1500, 1300));
     assert_eq!(r.delivered(), 3500);
+}
+
+/// RFC 2018 §4: with SACK every ACK above a gap lists the ranges held,
+/// the one the arriving segment joined first, then the most recently
+/// reported; at most three; the option's bytes count on the wire.
+#[test]
+fn sack_blocks_list_the_ranges_held_most_recent_first() {
+    let mut c = TcpReceiverConfig::new(HostId(2), HostId(1), FlowId(9));
+    c.sack = true;
+    let mut r = TcpReceiver::new(c);
+    let m = u64::from(MSS);
+    let last = |r: &mut TcpReceiver| {
+        let mut out = None;
+        while let Some(p) = r.poll_transmit(at(0)) {
+            let Body::Tcp(seg) = p.body else { panic!() };
+            assert_eq!(p.size, 40 + seg.sack.option_bytes());
+            let blocks: Vec<(u64, u64)> = seg.sack.iter().map(|(s, e)| (s / m, e / m)).collect();
+            out = Some((seg.ack / m, blocks));
+        }
+        out.unwrap()
+    };
+    for k in [0, 2, 3, 5, 7] {
+        r.on_packet(at(0), data(k));
+    }
+    assert_eq!(last(&mut r), (1, vec![(7, 8), (5, 6), (2, 4)]));
+    r.on_packet(at(0), data(9));
+    assert_eq!(
+        last(&mut r),
+        (1, vec![(9, 10), (7, 8), (5, 6)]),
+        "three at most"
+    );
+    r.on_packet(at(0), data(3));
+    assert_eq!(
+        last(&mut r),
+        (1, vec![(2, 4), (9, 10), (7, 8)]),
+        "a duplicate range moves first"
+    );
+    r.on_packet(at(0), data(1));
+    assert_eq!(
+        last(&mut r),
+        (4, vec![(9, 10), (7, 8), (5, 6)]),
+        "delivered ranges leave"
+    );
+    for k in [4, 6, 8] {
+        r.on_packet(at(0), data(k));
+    }
+    assert_eq!(last(&mut r), (10, vec![]), "no option once in order");
 }

@@ -10,8 +10,9 @@ use ppspp_core::time::Instant;
 
 use super::cc::{TcpCc, TcpCongestion};
 use super::rto::{RtoConfig, RtoEstimator};
+use super::scoreboard::Scoreboard;
 use crate::agent::Agent;
-use crate::packet::{Body, FlowId, HostId, Packet, TcpSegment, TCP_OVERHEAD};
+use crate::packet::{Body, FlowId, HostId, Packet, SackBlocks, TcpSegment, TCP_OVERHEAD};
 
 /// Payload bytes of a full segment: a 1500-byte packet on the wire with
 /// [`TCP_OVERHEAD`].
@@ -44,6 +45,10 @@ pub struct TcpSenderConfig {
     pub rto: RtoConfig,
     /// Congestion avoidance and the cut on loss.
     pub cc: TcpCc,
+    /// Loss recovery from the receiver's SACK blocks (RFC 6675) instead of
+    /// NewReno's one hole per round trip (RFC 6582). Needs a receiver with
+    /// `sack` on.
+    pub sack: bool,
 }
 
 impl TcpSenderConfig {
@@ -62,6 +67,7 @@ impl TcpSenderConfig {
             rwnd: 1 << 30,
             rto: RtoConfig::default(),
             cc: TcpCc::default(),
+            sack: false,
         }
     }
 }
@@ -116,6 +122,11 @@ pub struct TcpSender {
     /// Segments to retransmit ahead of anything else, ignoring cwnd.
     retx: VecDeque<u64>,
     cc: Box<dyn TcpCongestion>,
+    /// What the receiver SACKed (empty without SACK).
+    board: Scoreboard,
+    /// RFC 6675's HighRxt: one past the highest byte retransmitted in this
+    /// SACK recovery.
+    high_rxt: u64,
     stats: TcpSenderStats,
     completed_at: Option<Instant>,
 }
@@ -132,6 +143,8 @@ impl TcpSender {
             ssthresh: config.initial_ssthresh,
             rto: RtoEstimator::new(config.rto),
             cc: config.cc.build(),
+            board: Scoreboard::default(),
+            high_rxt: 0,
             config,
             started: false,
             snd_una: 0,
@@ -212,9 +225,15 @@ impl TcpSender {
         self.rto_deadline = (self.snd_una < self.snd_max).then(|| now + self.rto.rto());
     }
 
-    fn on_ack(&mut self, now: Instant, ack: u64) {
+    fn on_ack(&mut self, now: Instant, ack: u64, sack: SackBlocks) {
         if ack > self.snd_max || ack < self.snd_una || self.is_complete() {
             return;
+        }
+        if self.config.sack {
+            for block in sack.iter() {
+                self.board.add(ack, self.snd_max, block);
+            }
+            self.board.advance(ack);
         }
         if ack == self.snd_una {
             // RFC 5681 §2: a duplicate ACK acks nothing new while data is
@@ -235,7 +254,12 @@ impl TcpSender {
             }
         }
         let mss = self.mss();
-        if self.in_recovery && self.recover.is_some_and(|r| ack < r) {
+        if self.in_recovery && self.config.sack && self.recover.is_some_and(|r| ack < r) {
+            // RFC 6675 §5: a partial ACK changes nothing but the scoreboard
+            // (NextSeg() picks what to send); it restarts the timer (RFC
+            // 6298 §5.3).
+            self.restart_timer(now);
+        } else if self.in_recovery && self.recover.is_some_and(|r| ack < r) {
             // RFC 6582 §3.2, partial acknowledgment: the next hole is lost
             // too. Retransmit it, deflate by what was acked (add back one
             // MSS if that was at least one), stay in recovery: no new cut.
@@ -281,8 +305,11 @@ impl TcpSender {
         let mss = self.mss();
         if self.in_recovery {
             // RFC 5681 §3.2 step 4: each duplicate means a segment left the
-            // network; inflate cwnd so a new one may go.
-            self.cwnd += mss;
+            // network; inflate cwnd so a new one may go. With SACK the pipe
+            // estimate counts what left instead (RFC 6675 §5).
+            if !self.config.sack {
+                self.cwnd += mss;
+            }
             return;
         }
         self.dupacks += 1;
@@ -290,7 +317,11 @@ impl TcpSender {
         // (strictly: duplicates of exactly `recover` are typically the
         // receiver's answers to the go-back-N resends after a timeout).
         let covers_more = self.recover.is_none_or(|r| self.snd_una > r);
-        if self.dupacks == 3 && covers_more {
+        if self.config.sack {
+            if covers_more && self.sack_loss_detected() {
+                self.enter_sack_recovery(now);
+            }
+        } else if self.dupacks == 3 && covers_more {
             // RFC 5681 §3.2 steps 2-3: one cut (eq. 4, or the policy's),
             // then inflate by the three segments the duplicates say have
             // left.
@@ -321,6 +352,9 @@ impl TcpSender {
         }
         self.cc.timeout();
         self.cwnd = mss;
+        // RFC 2018 §8: a receiver may renege on what it SACKed, so a
+        // timeout forgets it; ACKs to the resends report it again.
+        self.board.clear();
         self.recover = Some(self.snd_max);
         self.in_recovery = false;
         self.dupacks = 0;
@@ -334,8 +368,9 @@ impl TcpSender {
     }
 
     /// The data segment at `seq`, counted; `again` if it was sent before.
+    /// It stops short of the next SACKed byte.
     fn segment(&mut self, now: Instant, seq: u64, again: bool) -> Packet {
-        let len = self.mss().min(self.end() - seq);
+        let len = self.segment_len(seq);
         let len32 = u32::try_from(len).expect("at most one MSS");
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
@@ -353,6 +388,7 @@ impl TcpSender {
                 seq,
                 len: len32,
                 ack: 0,
+                sack: SackBlocks::default(),
             }),
         }
     }
@@ -362,7 +398,7 @@ impl Agent for TcpSender {
     fn on_packet(&mut self, now: Instant, packet: Packet) {
         if let Body::Tcp(seg) = packet.body {
             if seg.len == 0 && self.started {
-                self.on_ack(now, seg.ack);
+                self.on_ack(now, seg.ack, seg.sack);
             }
         }
     }
@@ -387,24 +423,13 @@ impl Agent for TcpSender {
         // cwnd (RFC 5681 §3.2 step 3, RFC 6582 §3.2 partial ACKs).
         while let Some(seq) = self.retx.pop_front() {
             if seq >= self.snd_una && seq < self.snd_max {
-                return Some(self.segment(now, seq, true));
+                return Some(self.retransmit(now, seq));
             }
         }
-        let seq = self.snd_nxt;
-        if seq >= self.end() {
-            return None;
+        if self.in_recovery && self.config.sack {
+            return self.next_segment(now);
         }
-        let len = self.mss().min(self.end() - seq);
-        if seq - self.snd_una + len > self.cwnd.min(self.config.rwnd) {
-            return None;
-        }
-        let fresh = seq == self.snd_max;
-        self.snd_nxt += len;
-        self.snd_max = self.snd_max.max(self.snd_nxt);
-        if fresh && self.timed.is_none() && !self.in_recovery {
-            self.timed = Some((seq + len, now));
-        }
-        Some(self.segment(now, seq, !fresh))
+        self.send_next(now, true)
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
@@ -417,3 +442,60 @@ impl Agent for TcpSender {
         }
     }
 }
+
+impl TcpSender {
+    /// Bytes of the segment at `seq`: one MSS, less at the end of the
+    /// transfer or before a SACKed byte (nothing the receiver holds is
+    /// sent again).
+    fn segment_len(&self, seq: u64) -> u64 {
+        let len = self.mss().min(self.end() - seq);
+        match self.board.next_sacked(seq) {
+            Some(s) if s < seq + len => s - seq,
+            _ => len,
+        }
+    }
+
+    /// `seq` sent again (a hole or a timed-out segment).
+    fn retransmit(&mut self, now: Instant, seq: u64) -> Packet {
+        let p = self.segment(now, seq, true);
+        if let Body::Tcp(seg) = &p.body {
+            self.high_rxt = self.high_rxt.max(seq + u64::from(seg.len));
+        }
+        p
+    }
+
+    /// The segment at `snd_nxt`: new data, or going back N after a
+    /// timeout (skipping what the receiver SACKed since); within the
+    /// window if `windowed`.
+    fn send_next(&mut self, now: Instant, windowed: bool) -> Option<Packet> {
+        while self.snd_nxt < self.snd_max {
+            match self.board.sacked_range(self.snd_nxt) {
+                Some((_, e)) => self.snd_nxt = e.min(self.snd_max),
+                None => break,
+            }
+        }
+        let seq = self.snd_nxt;
+        if seq >= self.end() {
+            return None;
+        }
+        let len = self.segment_len(seq);
+        let window = if windowed {
+            self.cwnd.min(self.config.rwnd)
+        } else {
+            self.config.rwnd
+        };
+        if seq - self.snd_una + len > window {
+            return None;
+        }
+        let fresh = seq == self.snd_max;
+        self.snd_nxt += len;
+        self.snd_max = self.snd_max.max(self.snd_nxt);
+        if fresh && self.timed.is_none() && !self.in_recovery {
+            self.timed = Some((seq + len, now));
+        }
+        Some(self.segment(now, seq, !fresh))
+    }
+}
+
+#[path = "sender_sack.rs"]
+mod sack;

@@ -44,10 +44,21 @@ impl Pipe {
     }
 
     fn with_cc(total: Option<u64>, drops: &[(u64, u32)], cc: TcpCc) -> Pipe {
+        Pipe::build(total, drops, cc, false)
+    }
+
+    /// Both ends with SACK (RFC 2018, RFC 6675).
+    fn sack(total: Option<u64>, drops: &[(u64, u32)]) -> Pipe {
+        Pipe::build(total, drops, TcpCc::Newreno, true)
+    }
+
+    fn build(total: Option<u64>, drops: &[(u64, u32)], cc: TcpCc, sack: bool) -> Pipe {
         let mut sc = TcpSenderConfig::new(HostId(1), HostId(2), FlowId(5), Instant::ZERO);
         sc.total_bytes = total;
         sc.cc = cc;
-        let rc = TcpReceiverConfig::new(HostId(2), HostId(1), FlowId(5));
+        sc.sack = sack;
+        let mut rc = TcpReceiverConfig::new(HostId(2), HostId(1), FlowId(5));
+        rc.sack = sack;
         Pipe {
             s: TcpSender::new(sc),
             r: TcpReceiver::new(rc),
@@ -74,6 +85,7 @@ impl Pipe {
             panic!("not TCP")
         };
         assert_eq!(p.size, seg.len + 40);
+        assert!(seg.sack.is_empty(), "data carries no SACK");
         let k = seg.seq / M;
         let n = self.transmissions.entry(k).or_insert(0);
         *n += 1;
@@ -389,6 +401,7 @@ fn karn_no_rtt_sample_from_a_retransmitted_segment() {
             seq: 0,
             len: 0,
             ack: n,
+            sack: Default::default(),
         }),
     };
     // Timed and acknowledged after 50 ms: a sample.
@@ -454,18 +467,25 @@ fn before_its_start_a_sender_is_silent() {
 /// repaired by one fast retransmit.
 #[test]
 fn a_bottleneck_is_filled() {
-    bottleneck_filled(TcpCc::Newreno);
+    bottleneck_filled(TcpCc::Newreno, false);
 }
 
 /// The same with CUBIC: its cuts are shallower (β 0.7), so the queue
 /// never drains either.
 #[test]
 fn cubic_fills_a_bottleneck() {
-    bottleneck_filled(TcpCc::Cubic);
+    bottleneck_filled(TcpCc::Cubic, false);
 }
 
-fn bottleneck_filled(cc: TcpCc) {
-    let mut p = Pipe::with_cc(None, &[], cc);
+/// And with SACK recovery.
+#[test]
+fn with_sack_a_bottleneck_is_filled() {
+    bottleneck_filled(TcpCc::Newreno, true);
+    bottleneck_filled(TcpCc::Cubic, true);
+}
+
+fn bottleneck_filled(cc: TcpCc, sack: bool) {
+    let mut p = Pipe::build(None, &[], cc, sack);
     p.delay = Duration::from_millis(20);
     p.bottleneck = Some((10_000_000, 50));
     p.run_until(ms(6_000));
@@ -509,4 +529,59 @@ fn cubic_cuts_to_seven_tenths_of_the_flight() {
     );
     assert!(p.s.is_complete());
     assert_eq!(p.r.delivered(), total);
+}
+
+/// The same three losses with SACK (RFC 6675): 15 is retransmitted at the
+/// third duplicate and 18 in the same burst of ACKs, as soon as the pipe
+/// estimate lets; 22 goes with the next ACKs. One cut; the whole repair
+/// takes a round trip less than NewReno's one hole per round trip.
+#[test]
+fn with_sack_several_holes_are_repaired_in_one_round_trip() {
+    let total = 300_000;
+    let mut p = Pipe::sack(Some(total), &[(15, 1), (18, 1), (22, 1)]);
+    p.run_until(ms(200));
+    assert!(p.s.in_recovery());
+    assert_eq!(p.s.ssthresh(), 25 * M / 2);
+    assert_eq!(p.s.cwnd(), 25 * M / 2, "cwnd = ssthresh, no inflation");
+    let sent_at = |p: &Pipe, k| {
+        p.sent
+            .iter()
+            .filter(|s| s.1 == k)
+            .map(|s| s.0)
+            .collect::<Vec<_>>()
+    };
+    p.run_until(ms(350));
+    assert!(p.s.in_recovery());
+    assert_eq!(sent_at(&p, 15), vec![ms(100), ms(200)]);
+    assert_eq!(sent_at(&p, 18), vec![ms(100), ms(200)], "in the same burst");
+    assert_eq!(sent_at(&p, 22), vec![ms(100), ms(300)]);
+    p.run_until(ms(400));
+    assert!(!p.s.in_recovery(), "NewReno needs till 500 ms");
+    p.run_until(ms(20_000));
+    let st = p.s.stats();
+    assert_eq!(
+        (st.fast_retransmits, st.retransmits, st.timeouts),
+        (1, 3, 0)
+    );
+    assert!(p.s.is_complete());
+    assert_eq!(p.r.delivered(), total);
+}
+
+/// After a timeout, going back N skips what the receiver SACKed: 15 is
+/// lost twice (timeout), 25 once. The resend of 15 is answered by an ACK
+/// of 25 that SACKs 26-39, so the next round sends 25 and not 26; without
+/// SACK 26 goes again needlessly.
+#[test]
+fn with_sack_going_back_n_skips_what_the_receiver_holds() {
+    let drops = [(15, 1), (15, 2), (25, 1)];
+    let mut times = Vec::new();
+    for sack in [false, true] {
+        let mut p = Pipe::build(Some(300_000), &drops, TcpCc::Newreno, sack);
+        p.run_until(ms(20_000));
+        assert!(p.s.is_complete());
+        assert_eq!(p.s.stats().timeouts, 1);
+        let n26 = p.sent.iter().filter(|s| s.1 == 26).count();
+        times.push(n26);
+    }
+    assert_eq!(times, vec![2, 1]);
 }
