@@ -167,6 +167,21 @@ impl Pipe {
         self.now = self.now.max(end);
     }
 
+    /// When segment `k` was sent, every time.
+    fn sent_at(&self, k: u64) -> Vec<Instant> {
+        self.sent.iter().filter(|s| s.1 == k).map(|s| s.0).collect()
+    }
+
+    /// Runs to 20 s and checks that a transfer of `total` bytes completed
+    /// with these (fast retransmits, retransmits, timeouts).
+    fn completes(&mut self, total: u64, losses: (u64, u64, u64)) {
+        self.run_until(ms(20_000));
+        let st = self.s.stats();
+        assert_eq!((st.fast_retransmits, st.retransmits, st.timeouts), losses);
+        assert!(self.s.is_complete());
+        assert_eq!(self.r.delivered(), total);
+    }
+
     /// Data segments sent at each instant, in order.
     fn rounds(&self) -> Vec<(Instant, usize)> {
         let mut out: Vec<(Instant, usize)> = Vec::new();
@@ -353,22 +368,15 @@ fn several_losses_in_a_window_are_one_cut() {
     let mut p = Pipe::new(Some(total), &[(15, 1), (18, 1), (22, 1)]);
     p.run_until(ms(200));
     assert_eq!(p.s.ssthresh(), 25 * M / 2);
-    let retx_at = |p: &Pipe, k| {
-        p.sent
-            .iter()
-            .filter(|s| s.1 == k)
-            .map(|s| s.0)
-            .collect::<Vec<_>>()
-    };
     p.run_until(ms(450));
     assert!(p.s.in_recovery(), "still repairing");
-    assert_eq!(retx_at(&p, 15), vec![ms(100), ms(200)]);
+    assert_eq!(p.sent_at(15), vec![ms(100), ms(200)]);
     assert_eq!(
-        retx_at(&p, 18),
+        p.sent_at(18),
         vec![ms(100), ms(300)],
         "on the first partial ACK"
     );
-    assert_eq!(retx_at(&p, 22), vec![ms(100), ms(400)], "on the second");
+    assert_eq!(p.sent_at(22), vec![ms(100), ms(400)], "on the second");
     p.run_until(ms(500));
     assert!(
         !p.s.in_recovery(),
@@ -521,14 +529,7 @@ fn cubic_cuts_to_seven_tenths_of_the_flight() {
     p.run_until(ms(200));
     assert!(p.s.in_recovery());
     assert_eq!(p.s.ssthresh(), 25 * M * 7 / 10);
-    p.run_until(ms(10_000));
-    let st = p.s.stats();
-    assert_eq!(
-        (st.fast_retransmits, st.retransmits, st.timeouts),
-        (1, 1, 0)
-    );
-    assert!(p.s.is_complete());
-    assert_eq!(p.r.delivered(), total);
+    p.completes(total, (1, 1, 0));
 }
 
 /// The same three losses with SACK (RFC 6675): 15 is retransmitted at the
@@ -543,28 +544,14 @@ fn with_sack_several_holes_are_repaired_in_one_round_trip() {
     assert!(p.s.in_recovery());
     assert_eq!(p.s.ssthresh(), 25 * M / 2);
     assert_eq!(p.s.cwnd(), 25 * M / 2, "cwnd = ssthresh, no inflation");
-    let sent_at = |p: &Pipe, k| {
-        p.sent
-            .iter()
-            .filter(|s| s.1 == k)
-            .map(|s| s.0)
-            .collect::<Vec<_>>()
-    };
     p.run_until(ms(350));
     assert!(p.s.in_recovery());
-    assert_eq!(sent_at(&p, 15), vec![ms(100), ms(200)]);
-    assert_eq!(sent_at(&p, 18), vec![ms(100), ms(200)], "in the same burst");
-    assert_eq!(sent_at(&p, 22), vec![ms(100), ms(300)]);
+    assert_eq!(p.sent_at(15), vec![ms(100), ms(200)]);
+    assert_eq!(p.sent_at(18), vec![ms(100), ms(200)], "in the same burst");
+    assert_eq!(p.sent_at(22), vec![ms(100), ms(300)]);
     p.run_until(ms(400));
     assert!(!p.s.in_recovery(), "NewReno needs till 500 ms");
-    p.run_until(ms(20_000));
-    let st = p.s.stats();
-    assert_eq!(
-        (st.fast_retransmits, st.retransmits, st.timeouts),
-        (1, 3, 0)
-    );
-    assert!(p.s.is_complete());
-    assert_eq!(p.r.delivered(), total);
+    p.completes(total, (1, 3, 0));
 }
 
 /// After a timeout, going back N skips what the receiver SACKed: 15 is
