@@ -42,7 +42,15 @@ pub struct TcpSegment {
     pub ack: u64,
     /// SACK blocks of an ACK (RFC 2018); empty without SACK.
     pub sack: SackBlocks,
+    /// A SYN (from the sender) or SYN-ACK (from the receiver) opening the
+    /// connection (RFC 9293 §3.5).
+    pub syn: bool,
 }
+
+/// Bytes on the wire of a SYN or SYN-ACK: IPv4 and TCP headers and the 20
+/// option bytes stacks send on them (MSS, SACK permitted, timestamps,
+/// window scale, as Linux does).
+pub const TCP_SYN_SIZE: u32 = TCP_OVERHEAD + 20;
 
 /// The SACK option of an ACK (RFC 2018 §3): up to [`SackBlocks::MAX`]
 /// `[start, end)` byte ranges held above the cumulative ACK, the one that

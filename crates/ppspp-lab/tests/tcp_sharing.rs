@@ -2,7 +2,8 @@
 //! fidelity checks): two flows of the same congestion control (NewReno or
 //! CUBIC, with or without SACK) from one 10 Mbit/s uplink each get their
 //! half within 10 %, and together (or a CUBIC flow alone) they fill it
-//! (≥ 95 %). A `cc` or `sack` on a UDP flow is refused.
+//! (≥ 95 %). A flow with the handshake delivers less by about its round
+//! trip. A `cc`, `sack` or `handshake` on a UDP flow is refused.
 
 use ppspp_lab::run::run;
 use ppspp_lab::scenario::parse;
@@ -121,10 +122,29 @@ fn a_congestion_control_on_a_udp_flow_is_refused() {
     );
     let e = parse(&text, "f.toml").unwrap_err();
     assert!(e.message.contains("only a TCP flow"), "{e}");
+    for key in ["sack = true", "handshake = true"] {
+        let e = parse(&text.replace("cc = \"cubic\"", key), "f.toml").unwrap_err();
+        assert!(e.message.contains("only a TCP flow"), "{key}: {e}");
+    }
     let e = parse(
         &text.replace("cubic", "vegas").replace("cbr", "tcp"),
         "f.toml",
     )
     .unwrap_err();
     assert!(e.message.contains("vegas"), "{e}");
+}
+
+/// The handshake in a scenario: the SYN and SYN-ACK take a round trip
+/// (about 41 ms here) before data, so a flow delivers less than without
+/// by about what the link carries in that time, never more.
+#[test]
+fn a_handshake_costs_a_round_trip_of_the_link() {
+    let plain = delivered(&scenario(&flow(0, "cubic")))[0];
+    let opened = delivered(&scenario(
+        &flow(0, "cubic").replace("\n\n", "\nhandshake = true\n\n"),
+    ))[0];
+    let lost = plain - opened;
+    // 41 ms of 10 Mbit/s payload is about 50 KB; slow start from 40 ms
+    // later ends its climb later too, so allow up to four times that.
+    assert!(lost > 0.0 && lost < 200_000.0, "{plain} against {opened}");
 }

@@ -424,9 +424,9 @@ fn check_flow(s: &Scenario, f: &Flow) -> Result<(), Problem> {
     }
     match f.kind {
         FlowKind::Tcp => Ok(()),
-        _ if f.cc.is_some() || f.sack.is_some() => Err((
-            "only a TCP flow has a congestion control or SACK".into(),
-            "drop `cc` and `sack`, or make it kind = \"tcp\"",
+        _ if f.cc.is_some() || f.sack.is_some() || f.handshake.is_some() => Err((
+            "only a TCP flow has a congestion control, SACK or a handshake".into(),
+            "drop `cc`, `sack` and `handshake`, or make it kind = \"tcp\"",
         )),
         FlowKind::Cbr | FlowKind::ParetoOnOff if f.rate.is_none() => {
             Err(("a UDP flow needs a rate".into(), "rate = \"750kbit/s\""))

@@ -292,6 +292,10 @@ pub struct Flow {
     /// ends; off by default.
     #[serde(default)]
     pub sack: Option<bool>,
+    /// A TCP flow that opens with a SYN / SYN-ACK exchange (one round trip
+    /// and two packets before data); off by default.
+    #[serde(default)]
+    pub handshake: Option<bool>,
     /// Rate of a CBR flow, burst rate of an on/off flow.
     #[serde(default)]
     pub rate: Option<Bitrate>,

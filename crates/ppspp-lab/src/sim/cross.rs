@@ -65,6 +65,7 @@ impl CrossFlow {
                 c.total_bytes = spec.bytes.map(|b| b.0);
                 c.cc = spec.cc.unwrap_or_default();
                 c.sack = spec.sack.unwrap_or(false);
+                c.handshake = spec.handshake.unwrap_or(false);
                 let sack = c.sack;
                 (
                     Source::Tcp(Box::new(TcpSender::new(c))),

@@ -3,9 +3,11 @@
 //! NewReno or CUBIC (RFC 9438) congestion avoidance, `cc/`) and a
 //! cumulative-ACK receiver; with SACK on at both ends, the receiver sends
 //! RFC 2018 blocks and the sender recovers by RFC 6675 (`scoreboard.rs`,
-//! `sender_sack.rs`). No handshake, no window field: a connection is taken
-//! as open at the sender's start and the receiver's window as fixed, which
-//! is what competing bulk flows need to share a bottleneck realistically.
+//! `sender_sack.rs`). A connection opens with a SYN / SYN-ACK exchange if
+//! the sender is so configured (`sender_handshake.rs`), else it is taken as
+//! open at the sender's start; no FIN, and no window field: the receiver's
+//! window is fixed, which is what competing bulk flows need to share a
+//! bottleneck realistically.
 //!
 //! Sequence numbers count payload bytes from 0; every data segment is a
 //! full MSS (1460 bytes, 1500 on the wire) but the last, and every ACK is

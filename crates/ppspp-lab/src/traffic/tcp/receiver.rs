@@ -8,7 +8,9 @@ use std::time::Duration;
 use ppspp_core::time::Instant;
 
 use crate::agent::Agent;
-use crate::packet::{Body, FlowId, HostId, Packet, SackBlocks, TcpSegment, TCP_OVERHEAD};
+use crate::packet::{
+    Body, FlowId, HostId, Packet, SackBlocks, TcpSegment, TCP_OVERHEAD, TCP_SYN_SIZE,
+};
 
 /// The delayed-ACK timer of Linux (`TCP_DELACK_MIN`, 40 ms), well inside the
 /// 500 ms RFC 5681 §4.2 allows.
@@ -84,8 +86,8 @@ pub struct TcpReceiver {
     /// Starts of out-of-order ranges, the most recently grown first (RFC
     /// 2018 §4's block order); stale starts are skipped when read.
     recent: VecDeque<u64>,
-    /// ACKs to send, oldest first.
-    out: VecDeque<(u64, SackBlocks)>,
+    /// ACKs to send, oldest first: (cumulative ACK, SACK blocks, SYN-ACK).
+    out: VecDeque<(u64, SackBlocks, bool)>,
     stats: TcpReceiverStats,
 }
 
@@ -128,7 +130,7 @@ impl TcpReceiver {
         } else {
             SackBlocks::default()
         };
-        self.out.push_back((self.rcv_nxt, sack));
+        self.out.push_back((self.rcv_nxt, sack, false));
         self.unacked = 0;
         self.ack_deadline = None;
     }
@@ -215,7 +217,13 @@ impl TcpReceiver {
 impl Agent for TcpReceiver {
     fn on_packet(&mut self, now: Instant, packet: Packet) {
         if let Body::Tcp(seg) = packet.body {
-            if seg.len > 0 {
+            if seg.syn {
+                // RFC 9293 §3.5: every SYN is answered (a repeated one
+                // means our SYN-ACK was lost). Bounded: one queued at most.
+                if !self.out.iter().any(|a| a.2) {
+                    self.out.push_back((0, SackBlocks::default(), true));
+                }
+            } else if seg.len > 0 {
                 self.on_data(now, seg.seq, seg.len);
             }
         }
@@ -228,18 +236,23 @@ impl Agent for TcpReceiver {
     }
 
     fn poll_transmit(&mut self, _now: Instant) -> Option<Packet> {
-        let (ack, sack) = self.out.pop_front()?;
+        let (ack, sack, syn) = self.out.pop_front()?;
         self.stats.acks_sent += 1;
         Some(Packet {
             src: self.config.host,
             dst: self.config.peer,
             flow: self.config.flow,
-            size: TCP_OVERHEAD + sack.option_bytes(),
+            size: if syn {
+                TCP_SYN_SIZE
+            } else {
+                TCP_OVERHEAD + sack.option_bytes()
+            },
             body: Body::Tcp(TcpSegment {
                 seq: 0,
                 len: 0,
                 ack,
                 sack,
+                syn,
             }),
         })
     }

@@ -17,6 +17,7 @@ fn data(k: u64) -> Packet {
             len: MSS,
             ack: 0,
             sack: Default::default(),
+            syn: false,
         }),
     }
 }
@@ -153,6 +154,7 @@ fn partial_overlaps_count_only_new_bytes() {
             len,
             ack: 0,
             sack: Default::default(),
+            syn: false,
         }),
         ..data(0)
     };
@@ -211,4 +213,38 @@ fn sack_blocks_list_the_ranges_held_most_recent_first() {
         r.on_packet(at(0), data(k));
     }
     assert_eq!(last(&mut r), (10, vec![]), "no option once in order");
+}
+
+/// Every SYN is answered with a SYN-ACK of 60 bytes (a repeated SYN means
+/// ours was lost), one queued at most however many arrive at once.
+#[test]
+fn a_syn_is_answered_by_a_syn_ack_each_time() {
+    let mut r = receiver(None);
+    let syn = Packet {
+        size: 60,
+        body: Body::Tcp(TcpSegment {
+            seq: 0,
+            len: 0,
+            ack: 0,
+            sack: Default::default(),
+            syn: true,
+        }),
+        ..data(0)
+    };
+    let syn_acks = |r: &mut TcpReceiver| {
+        let mut n = 0;
+        while let Some(p) = r.poll_transmit(at(0)) {
+            let Body::Tcp(seg) = p.body else { panic!() };
+            assert!(seg.syn && seg.len == 0);
+            assert_eq!(p.size, 60);
+            n += 1;
+        }
+        n
+    };
+    r.on_packet(at(0), syn.clone());
+    r.on_packet(at(0), syn.clone());
+    assert_eq!(syn_acks(&mut r), 1);
+    r.on_packet(at(1000), syn);
+    assert_eq!(syn_acks(&mut r), 1);
+    assert_eq!(r.delivered(), 0);
 }

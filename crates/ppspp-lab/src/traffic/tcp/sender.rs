@@ -49,6 +49,10 @@ pub struct TcpSenderConfig {
     /// NewReno's one hole per round trip (RFC 6582). Needs a receiver with
     /// `sack` on.
     pub sack: bool,
+    /// Open the connection with a SYN / SYN-ACK exchange before any data
+    /// (`sender_handshake.rs`); off, the connection is taken as open at
+    /// `start`.
+    pub handshake: bool,
 }
 
 impl TcpSenderConfig {
@@ -68,6 +72,7 @@ impl TcpSenderConfig {
             rto: RtoConfig::default(),
             cc: TcpCc::default(),
             sack: false,
+            handshake: false,
         }
     }
 }
@@ -90,6 +95,8 @@ pub struct TcpSenderStats {
     pub timeouts: u64,
     /// Duplicate ACKs received.
     pub dup_acks: u64,
+    /// SYNs sent, retransmissions included (0 without the handshake).
+    pub syns_sent: u64,
 }
 
 /// A bulk TCP sender. Sequence numbers count payload bytes from 0.
@@ -127,6 +134,7 @@ pub struct TcpSender {
     /// RFC 6675's HighRxt: one past the highest byte retransmitted in this
     /// SACK recovery.
     high_rxt: u64,
+    handshake: Handshake,
     stats: TcpSenderStats,
     completed_at: Option<Instant>,
 }
@@ -145,6 +153,11 @@ impl TcpSender {
             cc: config.cc.build(),
             board: Scoreboard::default(),
             high_rxt: 0,
+            handshake: if config.handshake {
+                Handshake::Due
+            } else {
+                Handshake::Open
+            },
             config,
             started: false,
             snd_una: 0,
@@ -389,6 +402,7 @@ impl TcpSender {
                 len: len32,
                 ack: 0,
                 sack: SackBlocks::default(),
+                syn: false,
             }),
         }
     }
@@ -397,7 +411,9 @@ impl TcpSender {
 impl Agent for TcpSender {
     fn on_packet(&mut self, now: Instant, packet: Packet) {
         if let Body::Tcp(seg) = packet.body {
-            if seg.len == 0 && self.started {
+            if seg.syn {
+                self.on_syn_ack(now);
+            } else if seg.len == 0 && self.started && self.is_open() {
                 self.on_ack(now, seg.ack, seg.sack);
             }
         }
@@ -408,7 +424,11 @@ impl Agent for TcpSender {
             self.started = true;
         }
         if self.rto_deadline.is_some_and(|d| d <= now) && !self.is_complete() {
-            self.on_rto(now);
+            if self.is_open() {
+                self.on_rto(now);
+            } else {
+                self.on_syn_timeout(now);
+            }
         }
     }
 
@@ -418,6 +438,9 @@ impl Agent for TcpSender {
         }
         if !self.started || self.is_complete() {
             return None;
+        }
+        if !self.is_open() {
+            return self.poll_syn(now);
         }
         // Fast retransmits and partial-ACK retransmits go regardless of
         // cwnd (RFC 5681 §3.2 step 3, RFC 6582 §3.2 partial ACKs).
@@ -499,3 +522,7 @@ impl TcpSender {
 
 #[path = "sender_sack.rs"]
 mod sack;
+
+#[path = "sender_handshake.rs"]
+mod handshake;
+use handshake::Handshake;

@@ -36,6 +36,10 @@ struct Pipe {
     /// Every data segment sent: (time, segment index).
     sent: Vec<(Instant, u64)>,
     dropped: u64,
+    /// SYNs to drop, the first ones sent.
+    syn_drops: u32,
+    /// When each SYN was sent.
+    syns: Vec<Instant>,
 }
 
 impl Pipe {
@@ -50,6 +54,16 @@ impl Pipe {
     /// Both ends with SACK (RFC 2018, RFC 6675).
     fn sack(total: Option<u64>, drops: &[(u64, u32)]) -> Pipe {
         Pipe::build(total, drops, TcpCc::Newreno, true)
+    }
+
+    /// With the SYN / SYN-ACK handshake; the first `syn_drops` SYNs lost.
+    fn handshake(total: Option<u64>, syn_drops: u32) -> Pipe {
+        let mut p = Pipe::new(total, &[]);
+        let mut sc = p.s.config().clone();
+        sc.handshake = true;
+        p.s = TcpSender::new(sc);
+        p.syn_drops = syn_drops;
+        p
     }
 
     fn build(total: Option<u64>, drops: &[(u64, u32)], cc: TcpCc, sack: bool) -> Pipe {
@@ -72,6 +86,8 @@ impl Pipe {
             order: 0,
             sent: Vec::new(),
             dropped: 0,
+            syn_drops: 0,
+            syns: Vec::new(),
         }
     }
 
@@ -84,6 +100,15 @@ impl Pipe {
         let Body::Tcp(seg) = p.body else {
             panic!("not TCP")
         };
+        if seg.syn {
+            assert_eq!(p.size, 60, "a SYN with its options");
+            self.syns.push(self.now);
+            if self.syns.len() as u32 <= self.syn_drops {
+                return;
+            }
+            let at = self.now + self.delay;
+            return self.travel(at, true, p);
+        }
         assert_eq!(p.size, seg.len + 40);
         assert!(seg.sack.is_empty(), "data carries no SACK");
         let k = seg.seq / M;
@@ -410,6 +435,7 @@ fn karn_no_rtt_sample_from_a_retransmitted_segment() {
             len: 0,
             ack: n,
             sack: Default::default(),
+            syn: false,
         }),
     };
     // Timed and acknowledged after 50 ms: a sample.
@@ -571,4 +597,52 @@ fn with_sack_going_back_n_skips_what_the_receiver_holds() {
         times.push(n26);
     }
     assert_eq!(times, vec![2, 1]);
+}
+
+/// The handshake costs a round trip before the first byte: the SYN at 0,
+/// the SYN-ACK back at 100 ms, the first window then; everything after is
+/// the same transfer 100 ms later. Its round trip is the first RTT sample.
+#[test]
+fn a_handshake_delays_the_transfer_by_one_round_trip() {
+    let total = 300_000;
+    let mut plain = Pipe::new(Some(total), &[]);
+    plain.run_until(ms(20_000));
+    let mut p = Pipe::handshake(Some(total), 0);
+    p.run_until(ms(99));
+    assert!(!p.s.is_open());
+    assert!(p.sent.is_empty(), "no data before the SYN-ACK");
+    p.run_until(ms(100));
+    assert!(p.s.is_open());
+    assert_eq!(p.s.srtt(), Some(Duration::from_millis(100)));
+    assert_eq!(p.rounds()[0], (ms(100), 10), "the initial window");
+    p.run_until(ms(20_000));
+    assert_eq!(p.syns, vec![ms(0)]);
+    assert_eq!(p.s.stats().syns_sent, 1);
+    let done = p.s.completed_at().unwrap();
+    assert_eq!(
+        done,
+        plain.s.completed_at().unwrap() + Duration::from_millis(100)
+    );
+    assert_eq!(p.r.delivered(), total);
+}
+
+/// A lost SYN is sent again when the initial RTO (1 s) expires, and the
+/// first window after it is one segment (RFC 5681 §3.1); no RTT sample
+/// comes from the retried exchange (Karn).
+#[test]
+fn a_lost_syn_is_resent_after_a_second_and_opens_with_one_segment() {
+    let mut p = Pipe::handshake(Some(300_000), 1);
+    p.run_until(ms(1_100));
+    assert_eq!(p.syns, vec![ms(0), ms(1_000)]);
+    assert!(p.s.is_open());
+    assert_eq!(p.s.srtt(), None);
+    assert_eq!(p.rounds()[0], (ms(1_100), 1), "one segment");
+    p.run_until(ms(20_000));
+    assert!(p.s.is_complete());
+    assert_eq!(p.s.stats().syns_sent, 2);
+    assert_eq!(
+        p.s.stats().timeouts,
+        0,
+        "a SYN timeout is not a data timeout"
+    );
 }
