@@ -18,6 +18,7 @@ mod receiver;
 mod rto;
 mod scoreboard;
 mod sender;
+mod sender_config;
 
 pub use cc::{Cubic, NewReno, TcpCc, TcpCongestion};
 pub use receiver::{TcpReceiver, TcpReceiverConfig, TcpReceiverStats, DEFAULT_ACK_DELAY};
