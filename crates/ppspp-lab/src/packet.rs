@@ -29,9 +29,23 @@ pub const UDP_OVERHEAD: u32 = 28;
 /// IPv4 + TCP headers (no options).
 pub const TCP_OVERHEAD: u32 = 40;
 
+/// An application record on a lab transport's byte stream (TCP or uTP
+/// model): the bytes the application framed (a BitTorrent message's header,
+/// say) and the stream offset one past its last byte. The bytes it stands
+/// for on the stream may be more than `data` (a block's payload is counted,
+/// not carried). A segment carries the records whose last byte it carries,
+/// so the receiver has a record once the stream is in order up to `end`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StreamRecord {
+    /// One past the record's last byte on the stream.
+    pub end: u64,
+    /// What the application framed.
+    pub data: Vec<u8>,
+}
+
 /// A TCP segment of the simulator's TCP model: data (`len > 0`) or a pure
 /// ACK. Sequence numbers count payload bytes from 0.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TcpSegment {
     /// First payload byte carried (data segments).
     pub seq: u64,
@@ -45,6 +59,13 @@ pub struct TcpSegment {
     /// A SYN (from the sender) or SYN-ACK (from the receiver) opening the
     /// connection (RFC 9293 §3.5).
     pub syn: bool,
+    /// A FIN: the sender's stream ends after this segment's payload; it
+    /// takes one sequence number (RFC 9293 §3.4).
+    pub fin: bool,
+    /// The receiver's window (ACKs): bytes it can take above `ack`.
+    pub wnd: u64,
+    /// The application records whose last byte this segment carries.
+    pub records: Vec<StreamRecord>,
 }
 
 /// Bytes on the wire of a SYN or SYN-ACK: IPv4 and TCP headers and the 20

@@ -30,7 +30,7 @@ pub enum Source {
 /// The receiving end.
 pub enum Sink {
     /// TCP receiver.
-    Tcp(TcpReceiver),
+    Tcp(Box<TcpReceiver>),
     /// UDP sink.
     Udp(UdpSink),
 }
@@ -69,10 +69,10 @@ impl CrossFlow {
                 let sack = c.sack;
                 (
                     Source::Tcp(Box::new(TcpSender::new(c))),
-                    Sink::Tcp(TcpReceiver::new(TcpReceiverConfig {
+                    Sink::Tcp(Box::new(TcpReceiver::new(TcpReceiverConfig {
                         sack,
                         ..TcpReceiverConfig::new(dst, src, flow)
-                    })),
+                    }))),
                 )
             }
             FlowKind::Cbr => {
@@ -122,7 +122,7 @@ impl CrossFlow {
             }
         } else {
             match &mut self.sink {
-                Sink::Tcp(a) => a,
+                Sink::Tcp(a) => a.as_mut(),
                 Sink::Udp(a) => a,
             }
         }

@@ -6,11 +6,13 @@
 pub mod cbr;
 pub mod onoff;
 pub mod sink;
+pub mod stream;
 pub mod tcp;
 
 pub use cbr::{CbrConfig, CbrSource};
 pub use onoff::{OnOffConfig, ParetoOnOff};
 pub use sink::{DelayStats, FlowStats, UdpSink};
+pub use stream::{RecvStream, SendStream};
 pub use tcp::{
     Cubic, NewReno, RtoConfig, TcpCc, TcpCongestion, TcpReceiver, TcpReceiverConfig,
     TcpReceiverStats, TcpSender, TcpSenderConfig, TcpSenderStats, DEFAULT_ACK_DELAY, MSS,

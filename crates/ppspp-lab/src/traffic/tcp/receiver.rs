@@ -1,12 +1,14 @@
 //! The receiving end of the TCP model: cumulative ACKs (RFC 9293),
-//! out-of-order data kept as byte ranges, and the ACK generation rules of
-//! RFC 5681 §4.2.
+//! out-of-order data kept as byte ranges, the ACK generation rules of RFC
+//! 5681 §4.2, and the receive window; the application's side (records,
+//! reads, the FIN) is in `receiver_stream.rs`.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 
 use ppspp_core::time::Instant;
 
+use super::super::stream::RecvStream;
 use crate::agent::Agent;
 use crate::packet::{
     Body, FlowId, HostId, Packet, SackBlocks, TcpSegment, TCP_OVERHEAD, TCP_SYN_SIZE,
@@ -39,6 +41,14 @@ pub struct TcpReceiverConfig {
     /// Report the out-of-order ranges held in SACK blocks (RFC 2018) on
     /// every ACK while there are any.
     pub sack: bool,
+    /// The receive buffer in bytes: the window is what of it the
+    /// application has not read (RFC 9293 §3.8.6); data beyond its right
+    /// edge is dropped.
+    pub buffer: u64,
+    /// The application reads every byte as it is delivered, so the window
+    /// never closes (bulk sinks, BitTorrent). Off, it reads with
+    /// [`TcpReceiver::read`].
+    pub read_on_delivery: bool,
 }
 
 impl TcpReceiverConfig {
@@ -51,6 +61,8 @@ impl TcpReceiverConfig {
             ack_delay: None,
             max_ranges: 1024,
             sack: false,
+            buffer: 1 << 30,
+            read_on_delivery: true,
         }
     }
 }
@@ -68,6 +80,20 @@ pub struct TcpReceiverStats {
     pub dropped: u64,
     /// ACKs sent, duplicates included.
     pub acks_sent: u64,
+    /// Segments (or their tails) dropped beyond the window's right edge.
+    pub beyond_window: u64,
+}
+
+/// An ACK waiting to be sent.
+#[derive(Clone, Copy, Debug)]
+struct PendingAck {
+    /// The cumulative ACK.
+    ack: u64,
+    sack: SackBlocks,
+    /// A SYN-ACK.
+    syn: bool,
+    /// The window advertised.
+    wnd: u64,
 }
 
 /// A TCP receiver: the bytes delivered in order are the flow's goodput.
@@ -86,8 +112,16 @@ pub struct TcpReceiver {
     /// Starts of out-of-order ranges, the most recently grown first (RFC
     /// 2018 §4's block order); stale starts are skipped when read.
     recent: VecDeque<u64>,
-    /// ACKs to send, oldest first: (cumulative ACK, SACK blocks, SYN-ACK).
-    out: VecDeque<(u64, SackBlocks, bool)>,
+    /// ACKs to send, oldest first.
+    out: VecDeque<PendingAck>,
+    /// The application has read up to here.
+    read: u64,
+    /// The window last advertised.
+    advertised: u64,
+    /// Where the sender's FIN is (one past its last data byte), once seen.
+    fin_at: Option<u64>,
+    /// The application's records.
+    stream: RecvStream,
     stats: TcpReceiverStats,
 }
 
@@ -95,20 +129,25 @@ impl TcpReceiver {
     /// A receiver expecting byte 0 first.
     pub fn new(config: TcpReceiverConfig) -> TcpReceiver {
         TcpReceiver {
-            config,
             rcv_nxt: 0,
             ooo: BTreeMap::new(),
             unacked: 0,
             ack_deadline: None,
             recent: VecDeque::new(),
             out: VecDeque::new(),
+            read: 0,
+            advertised: config.buffer,
+            fin_at: None,
+            stream: RecvStream::default(),
+            config,
             stats: TcpReceiverStats::default(),
         }
     }
 
-    /// Bytes received in order so far (the cumulative ACK).
+    /// Payload bytes received in order so far (the cumulative ACK, less
+    /// the FIN's sequence number once it is in).
     pub fn delivered(&self) -> u64 {
-        self.rcv_nxt
+        self.rcv_nxt.min(self.fin_at.unwrap_or(u64::MAX))
     }
 
     /// The counters.
@@ -130,7 +169,14 @@ impl TcpReceiver {
         } else {
             SackBlocks::default()
         };
-        self.out.push_back((self.rcv_nxt, sack, false));
+        let wnd = self.window();
+        self.advertised = wnd;
+        self.out.push_back(PendingAck {
+            ack: self.rcv_nxt,
+            sack,
+            syn: false,
+            wnd,
+        });
         self.unacked = 0;
         self.ack_deadline = None;
     }
@@ -160,15 +206,34 @@ impl TcpReceiver {
         true
     }
 
-    fn on_data(&mut self, now: Instant, seq: u64, len: u32) {
+    fn on_data(&mut self, now: Instant, seg: TcpSegment) {
         self.stats.segments += 1;
-        let end = seq + u64::from(len);
+        let seq = seg.seq;
+        let mut end = seq + u64::from(seg.len) + u64::from(seg.fin);
         if end <= self.rcv_nxt {
-            // Old data (a spurious or go-back-N retransmission): ACK at
-            // once so the sender learns where we are.
+            // Old data (a spurious or go-back-N retransmission, a window
+            // probe): ACK at once so the sender learns where we are.
             self.stats.duplicates += 1;
             self.ack_now();
-        } else if seq <= self.rcv_nxt {
+            return;
+        }
+        // RFC 9293 §3.10.7.4: only what fits in the window is kept.
+        let right = self.read + self.config.buffer;
+        if seq >= right {
+            self.stats.beyond_window += 1;
+            self.ack_now();
+            return;
+        }
+        let mut records = seg.records;
+        if end > right {
+            self.stats.beyond_window += 1;
+            end = right;
+            records.retain(|r| r.end <= right);
+        } else if seg.fin {
+            self.fin_at = Some(end - 1);
+        }
+        self.stream.offer(records);
+        if seq <= self.rcv_nxt {
             let filled_gap = !self.ooo.is_empty();
             self.rcv_nxt = end;
             while let Some((s, e)) = self.ooo.first_key_value().map(|(a, b)| (*a, *b)) {
@@ -178,10 +243,11 @@ impl TcpReceiver {
                 self.ooo.remove(&s);
                 self.rcv_nxt = self.rcv_nxt.max(e);
             }
+            self.on_delivered();
             match self.config.ack_delay {
                 // RFC 5681 §4.2: a segment filling (part of) a gap is
-                // acknowledged immediately.
-                _ if filled_gap => self.ack_now(),
+                // acknowledged immediately; so is the FIN.
+                _ if filled_gap || self.is_finished() => self.ack_now(),
                 None => self.ack_now(),
                 Some(delay) => {
                     self.unacked += 1;
@@ -220,11 +286,16 @@ impl Agent for TcpReceiver {
             if seg.syn {
                 // RFC 9293 §3.5: every SYN is answered (a repeated one
                 // means our SYN-ACK was lost). Bounded: one queued at most.
-                if !self.out.iter().any(|a| a.2) {
-                    self.out.push_back((0, SackBlocks::default(), true));
+                if !self.out.iter().any(|a| a.syn) {
+                    self.out.push_back(PendingAck {
+                        ack: 0,
+                        sack: SackBlocks::default(),
+                        syn: true,
+                        wnd: self.window(),
+                    });
                 }
-            } else if seg.len > 0 {
-                self.on_data(now, seg.seq, seg.len);
+            } else if seg.len > 0 || seg.fin {
+                self.on_data(now, seg);
             }
         }
     }
@@ -236,7 +307,12 @@ impl Agent for TcpReceiver {
     }
 
     fn poll_transmit(&mut self, _now: Instant) -> Option<Packet> {
-        let (ack, sack, syn) = self.out.pop_front()?;
+        let PendingAck {
+            ack,
+            sack,
+            syn,
+            wnd,
+        } = self.out.pop_front()?;
         self.stats.acks_sent += 1;
         Some(Packet {
             src: self.config.host,
@@ -253,6 +329,9 @@ impl Agent for TcpReceiver {
                 ack,
                 sack,
                 syn,
+                fin: false,
+                wnd,
+                records: Vec::new(),
             }),
         })
     }
@@ -261,6 +340,9 @@ impl Agent for TcpReceiver {
         self.ack_deadline
     }
 }
+
+#[path = "receiver_stream.rs"]
+mod stream;
 
 #[cfg(test)]
 #[path = "receiver_tests.rs"]

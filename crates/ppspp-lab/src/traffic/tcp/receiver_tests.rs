@@ -18,6 +18,7 @@ fn data(k: u64) -> Packet {
             ack: 0,
             sack: Default::default(),
             syn: false,
+            ..Default::default()
         }),
     }
 }
@@ -155,6 +156,7 @@ fn partial_overlaps_count_only_new_bytes() {
             ack: 0,
             sack: Default::default(),
             syn: false,
+            ..Default::default()
         }),
         ..data(0)
     };
@@ -228,6 +230,7 @@ fn a_syn_is_answered_by_a_syn_ack_each_time() {
             ack: 0,
             sack: Default::default(),
             syn: true,
+            ..Default::default()
         }),
         ..data(0)
     };

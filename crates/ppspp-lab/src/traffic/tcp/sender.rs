@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use ppspp_core::time::Instant;
 
+use super::super::stream::SendStream;
 use super::cc::TcpCongestion;
 use super::rto::RtoEstimator;
 use super::scoreboard::Scoreboard;
@@ -16,11 +17,29 @@ use crate::packet::{Body, Packet, SackBlocks, TcpSegment, TCP_OVERHEAD};
 
 pub use super::sender_config::{TcpSenderConfig, TcpSenderStats, MSS};
 
-/// A bulk TCP sender. Sequence numbers count payload bytes from 0.
+/// A TCP sender: of a bulk transfer ([`TcpSender::new`]) or of the bytes
+/// an application writes ([`TcpSender::stream`]). Sequence numbers count
+/// payload bytes from 0; a FIN takes one more.
 #[derive(Clone, Debug)]
 pub struct TcpSender {
     config: TcpSenderConfig,
     started: bool,
+    /// What there is to send.
+    stream: SendStream,
+    /// A bulk transfer: complete when `total_bytes` are acknowledged, no
+    /// FIN. Else a stream, complete when its FIN is acknowledged.
+    bulk: bool,
+    /// The receiver's last advertised window (RFC 9293 SND.WND), from
+    /// `snd_una`.
+    snd_wnd: u64,
+    /// When the last data segment went out (RFC 5681 §4.1's idle test).
+    last_data_sent: Option<Instant>,
+    /// When the persist timer fires (zero window, nothing in flight).
+    persist: Option<Instant>,
+    /// Expiries of the persist timer since the window last opened.
+    persist_backoff: u32,
+    /// A window probe is to be sent.
+    probe_due: bool,
     /// Oldest unacknowledged byte.
     snd_una: u64,
     /// Next byte to send; below `snd_max` while going back after a timeout.
@@ -57,8 +76,21 @@ pub struct TcpSender {
 }
 
 impl TcpSender {
-    /// A sender that starts at `config.start`.
+    /// A bulk sender of `config.total_bytes` (endless if `None`) that
+    /// starts at `config.start`.
     pub fn new(config: TcpSenderConfig) -> TcpSender {
+        let stream = SendStream::bulk(config.total_bytes);
+        TcpSender::with_stream(config, stream, true)
+    }
+
+    /// The sender of an application's byte stream: it sends what
+    /// [`TcpSender::write`] appends, from `config.start`, and a FIN after
+    /// [`TcpSender::close`]. `config.total_bytes` is not used.
+    pub fn stream(config: TcpSenderConfig) -> TcpSender {
+        TcpSender::with_stream(config, SendStream::default(), false)
+    }
+
+    fn with_stream(config: TcpSenderConfig, stream: SendStream, bulk: bool) -> TcpSender {
         assert!(
             config.mss > 0 && config.initial_window > 0,
             "MSS and IW must be positive"
@@ -70,6 +102,13 @@ impl TcpSender {
             cc: config.cc.build(),
             board: Scoreboard::default(),
             high_rxt: 0,
+            stream,
+            bulk,
+            snd_wnd: config.rwnd,
+            last_data_sent: None,
+            persist: None,
+            persist_backoff: 0,
+            probe_due: false,
             handshake: if config.handshake {
                 Handshake::Due
             } else {
@@ -142,8 +181,17 @@ impl TcpSender {
         self.completed_at.is_some()
     }
 
-    fn end(&self) -> u64 {
-        self.config.total_bytes.unwrap_or(u64::MAX)
+    /// One past the last sequence number: the data written, and the FIN
+    /// once the stream is closed.
+    fn seq_end(&self) -> u64 {
+        self.stream.written() + u64::from(self.stream.is_closed())
+    }
+
+    /// Whether everything is acknowledged: the whole bulk transfer, or a
+    /// closed stream's FIN.
+    fn all_acked(&self) -> bool {
+        (self.bulk && self.config.total_bytes.is_some() || self.stream.is_closed())
+            && self.snd_una >= self.seq_end()
     }
 
     fn mss(&self) -> u64 {
@@ -155,10 +203,11 @@ impl TcpSender {
         self.rto_deadline = (self.snd_una < self.snd_max).then(|| now + self.rto.rto());
     }
 
-    fn on_ack(&mut self, now: Instant, ack: u64, sack: SackBlocks) {
+    fn on_ack(&mut self, now: Instant, ack: u64, sack: SackBlocks, wnd: u64) {
         if ack > self.snd_max || ack < self.snd_una || self.is_complete() {
             return;
         }
+        let window_update = self.on_window(wnd);
         if self.config.sack {
             for block in sack.iter() {
                 self.board.add(ack, self.snd_max, block);
@@ -167,14 +216,15 @@ impl TcpSender {
         }
         if ack == self.snd_una {
             // RFC 5681 §2: a duplicate ACK acks nothing new while data is
-            // outstanding (pure ACKs with no window change, here always).
-            if self.snd_una < self.snd_max {
+            // outstanding, and does not change the window.
+            if self.snd_una < self.snd_max && !window_update {
                 self.on_dup_ack(now);
             }
             return;
         }
         let acked = ack - self.snd_una;
         self.snd_una = ack;
+        self.stream.acked(ack);
         self.snd_nxt = self.snd_nxt.max(ack);
         self.stats.bytes_acked += acked;
         if let Some((end, sent)) = self.timed {
@@ -224,7 +274,7 @@ impl TcpSender {
             self.dupacks = 0;
             self.restart_timer(now);
         }
-        if self.snd_una >= self.end() {
+        if self.all_acked() {
             self.completed_at = Some(now);
             self.rto_deadline = None;
         }
@@ -302,6 +352,8 @@ impl TcpSender {
     fn segment(&mut self, now: Instant, seq: u64, again: bool) -> Packet {
         let len = self.segment_len(seq);
         let len32 = u32::try_from(len).expect("at most one MSS");
+        let fin = self.carries_fin(seq, len);
+        self.last_data_sent = Some(now);
         self.stats.segments_sent += 1;
         self.stats.bytes_sent += len;
         if again {
@@ -320,6 +372,9 @@ impl TcpSender {
                 ack: 0,
                 sack: SackBlocks::default(),
                 syn: false,
+                fin,
+                wnd: 0,
+                records: self.stream.records_in(seq, seq + len),
             }),
         }
     }
@@ -330,8 +385,8 @@ impl Agent for TcpSender {
         if let Body::Tcp(seg) = packet.body {
             if seg.syn {
                 self.on_syn_ack(now);
-            } else if seg.len == 0 && self.started && self.is_open() {
-                self.on_ack(now, seg.ack, seg.sack);
+            } else if seg.len == 0 && !seg.fin && self.started && self.is_open() {
+                self.on_ack(now, seg.ack, seg.sack, seg.wnd);
             }
         }
     }
@@ -340,6 +395,7 @@ impl Agent for TcpSender {
         if now >= self.config.start {
             self.started = true;
         }
+        self.on_persist_timeout(now);
         if self.rto_deadline.is_some_and(|d| d <= now) && !self.is_complete() {
             if self.is_open() {
                 self.on_rto(now);
@@ -366,10 +422,20 @@ impl Agent for TcpSender {
                 return Some(self.retransmit(now, seq));
             }
         }
+        if self.probe_due {
+            self.probe_due = false;
+            if let Some(p) = self.window_probe() {
+                return Some(p);
+            }
+        }
         if self.in_recovery && self.config.sack {
             return self.next_segment(now);
         }
-        self.send_next(now, true)
+        let next = self.send_next(now, true);
+        if next.is_none() {
+            self.arm_persist(now);
+        }
+        next
     }
 
     fn poll_timeout(&self) -> Option<Instant> {
@@ -378,17 +444,20 @@ impl Agent for TcpSender {
         } else if self.is_complete() {
             None
         } else {
-            self.rto_deadline
+            match (self.rto_deadline, self.persist) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            }
         }
     }
 }
 
 impl TcpSender {
-    /// Bytes of the segment at `seq`: one MSS, less at the end of the
-    /// transfer or before a SACKed byte (nothing the receiver holds is
-    /// sent again).
+    /// Payload bytes of the segment at `seq`: one MSS, less at the end of
+    /// what is written or before a SACKed byte (nothing the receiver holds
+    /// is sent again). 0 for a bare FIN.
     fn segment_len(&self, seq: u64) -> u64 {
-        let len = self.mss().min(self.end() - seq);
+        let len = self.mss().min(self.stream.written().saturating_sub(seq));
         match self.board.next_sacked(seq) {
             Some(s) if s < seq + len => s - seq,
             _ => len,
@@ -399,7 +468,8 @@ impl TcpSender {
     fn retransmit(&mut self, now: Instant, seq: u64) -> Packet {
         let p = self.segment(now, seq, true);
         if let Body::Tcp(seg) = &p.body {
-            self.high_rxt = self.high_rxt.max(seq + u64::from(seg.len));
+            let span = u64::from(seg.len) + u64::from(seg.fin);
+            self.high_rxt = self.high_rxt.max(seq + span);
         }
         p
     }
@@ -415,23 +485,27 @@ impl TcpSender {
             }
         }
         let seq = self.snd_nxt;
-        if seq >= self.end() {
+        if seq >= self.seq_end() {
             return None;
+        }
+        let fresh = seq == self.snd_max;
+        if fresh && self.snd_una == self.snd_max {
+            self.restart_after_idle(now);
         }
         let len = self.segment_len(seq);
         let window = if windowed {
-            self.cwnd.min(self.config.rwnd)
+            self.cwnd.min(self.snd_wnd)
         } else {
-            self.config.rwnd
+            self.snd_wnd
         };
         if seq - self.snd_una + len > window {
             return None;
         }
-        let fresh = seq == self.snd_max;
-        self.snd_nxt += len;
+        let span = len + u64::from(self.carries_fin(seq, len));
+        self.snd_nxt += span;
         self.snd_max = self.snd_max.max(self.snd_nxt);
         if fresh && self.timed.is_none() && !self.in_recovery {
-            self.timed = Some((seq + len, now));
+            self.timed = Some((seq + span, now));
         }
         Some(self.segment(now, seq, !fresh))
     }
@@ -442,4 +516,7 @@ mod sack;
 
 #[path = "sender_handshake.rs"]
 mod handshake;
+
+#[path = "sender_stream.rs"]
+mod stream;
 use handshake::Handshake;

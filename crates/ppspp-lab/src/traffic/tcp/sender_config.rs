@@ -31,8 +31,8 @@ pub struct TcpSenderConfig {
     /// Initial slow-start threshold in bytes (RFC 5681 §3.1: "arbitrarily
     /// high").
     pub initial_ssthresh: u64,
-    /// The receiver's window in bytes. Segments carry no window field, so
-    /// it is fixed here; the default is large enough never to bind.
+    /// The receiver's window in bytes until its first ACK advertises one
+    /// (what the SYN-ACK would say), and the cap on cwnd.
     pub rwnd: u64,
     /// The retransmission timer's bounds.
     pub rto: RtoConfig,
@@ -90,4 +90,8 @@ pub struct TcpSenderStats {
     pub dup_acks: u64,
     /// SYNs sent, retransmissions included (0 without the handshake).
     pub syns_sent: u64,
+    /// Cuts of cwnd to the restart window after idle (RFC 5681 §4.1).
+    pub idle_restarts: u64,
+    /// Zero-window probes sent (RFC 9293 §3.8.6.1).
+    pub window_probes: u64,
 }

@@ -2,7 +2,7 @@
 //! SYN-ACK, then data. It costs a round trip and two packets before the
 //! first byte, which a BitTorrent peer pays for every connection it opens
 //! (issue 25). The ACK of the SYN-ACK rides on the first data segment.
-//! Teardown (FIN) is not modelled.
+//! Teardown is the FIN after a closed stream (`sender_stream.rs`).
 
 use ppspp_core::time::Instant;
 
@@ -48,6 +48,9 @@ impl TcpSender {
                 ack: 0,
                 sack: SackBlocks::default(),
                 syn: true,
+                fin: false,
+                wnd: 0,
+                records: Vec::new(),
             }),
         })
     }

@@ -97,7 +97,7 @@ impl Pipe {
     }
 
     fn send_data(&mut self, p: Packet) {
-        let Body::Tcp(seg) = p.body else {
+        let Body::Tcp(seg) = p.body.clone() else {
             panic!("not TCP")
         };
         if seg.syn {
@@ -436,6 +436,8 @@ fn karn_no_rtt_sample_from_a_retransmitted_segment() {
             ack: n,
             sack: Default::default(),
             syn: false,
+            wnd: 1 << 30,
+            ..Default::default()
         }),
     };
     // Timed and acknowledged after 50 ms: a sample.
