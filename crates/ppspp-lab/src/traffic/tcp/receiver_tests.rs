@@ -251,3 +251,84 @@ fn a_syn_is_answered_by_a_syn_ack_each_time() {
     assert_eq!(syn_acks(&mut r), 1);
     assert_eq!(r.delivered(), 0);
 }
+
+/// The window every queued ACK advertised.
+fn windows(r: &mut TcpReceiver, now: Instant) -> Vec<u64> {
+    std::iter::from_fn(|| r.poll_transmit(now))
+        .map(|p| match p.body {
+            Body::Tcp(seg) => seg.wnd,
+            other => panic!("not TCP: {other:?}"),
+        })
+        .collect()
+}
+
+#[test]
+fn data_beyond_the_window_is_dropped_and_the_window_advertised() {
+    let m = u64::from(MSS);
+    let mut c = TcpReceiverConfig::new(HostId(2), HostId(1), FlowId(9));
+    c.buffer = 3 * m;
+    c.read_on_delivery = false;
+    let mut r = TcpReceiver::new(c);
+    r.on_packet(at(0), data(0));
+    r.on_packet(at(0), data(1));
+    assert_eq!(windows(&mut r, at(0)), vec![2 * m, m]);
+    // Segment 3 lies wholly beyond the right edge (3 MSS from byte 0).
+    r.on_packet(at(1), data(3));
+    assert_eq!(windows(&mut r, at(1)), vec![m]);
+    assert_eq!(r.stats().beyond_window, 1);
+    assert!(r.ranges().next().is_none(), "nothing of it kept");
+    r.on_packet(at(2), data(2));
+    assert_eq!((r.delivered(), r.window()), (3 * m, 0));
+    assert_eq!(windows(&mut r, at(2)), vec![0]);
+    // Reading one MSS reopens the window by min(buffer / 2, MSS): an
+    // update at once.
+    r.read(m);
+    assert_eq!(windows(&mut r, at(3)), vec![m]);
+    // Reading more than was delivered reads what was delivered.
+    r.read(10 * m);
+    assert_eq!((r.unread(), r.window()), (0, 3 * m));
+}
+
+#[test]
+fn a_fin_above_a_hole_finishes_the_stream_only_when_the_hole_fills() {
+    let m = u64::from(MSS);
+    let mut r = receiver(None);
+    let fin = |k: u64| Packet {
+        body: Body::Tcp(TcpSegment {
+            seq: k * m,
+            len: MSS,
+            fin: true,
+            records: vec![crate::packet::StreamRecord {
+                end: (k + 1) * m,
+                data: vec![7],
+            }],
+            ..Default::default()
+        }),
+        ..data(k)
+    };
+    r.on_packet(at(0), data(0));
+    r.on_packet(at(0), fin(2));
+    assert!(!r.is_finished());
+    assert_eq!(r.take_record(), None, "its record waits for the hole");
+    assert_eq!(r.delivered(), m);
+    r.on_packet(at(1), data(1));
+    assert!(r.is_finished());
+    // The FIN takes a sequence number, not a byte of the stream.
+    assert_eq!(r.delivered(), 3 * m);
+    let last = acks_raw(&mut r, at(1)).pop();
+    assert_eq!(last, Some(3 * m + 1));
+    assert_eq!(
+        r.take_record().map(|x| (x.end, x.data)),
+        Some((3 * m, vec![7]))
+    );
+}
+
+/// Every cumulative ACK queued, in bytes.
+fn acks_raw(r: &mut TcpReceiver, now: Instant) -> Vec<u64> {
+    std::iter::from_fn(|| r.poll_transmit(now))
+        .map(|p| match p.body {
+            Body::Tcp(seg) => seg.ack,
+            other => panic!("not TCP: {other:?}"),
+        })
+        .collect()
+}

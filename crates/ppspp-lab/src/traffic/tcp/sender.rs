@@ -38,8 +38,12 @@ pub struct TcpSender {
     persist: Option<Instant>,
     /// Expiries of the persist timer since the window last opened.
     persist_backoff: u32,
-    /// A window probe is to be sent.
+    /// The persist timer fired: probe a zero window, or send what fits in
+    /// a small one (RFC 9293 §3.8.6.2.1's override).
     probe_due: bool,
+    /// The largest window the receiver advertised (RFC 9293
+    /// §3.8.6.2.1's Max(SND.WND)).
+    max_snd_wnd: u64,
     /// Oldest unacknowledged byte.
     snd_una: u64,
     /// Next byte to send; below `snd_max` while going back after a timeout.
@@ -109,6 +113,7 @@ impl TcpSender {
             persist: None,
             persist_backoff: 0,
             probe_due: false,
+            max_snd_wnd: 0,
             handshake: if config.handshake {
                 Handshake::Due
             } else {
@@ -351,6 +356,11 @@ impl TcpSender {
     /// It stops short of the next SACKed byte.
     fn segment(&mut self, now: Instant, seq: u64, again: bool) -> Packet {
         let len = self.segment_len(seq);
+        self.segment_of(now, seq, len, again)
+    }
+
+    /// As [`TcpSender::segment`], of `len` payload bytes.
+    fn segment_of(&mut self, now: Instant, seq: u64, len: u64, again: bool) -> Packet {
         let len32 = u32::try_from(len).expect("at most one MSS");
         let fin = self.carries_fin(seq, len);
         self.last_data_sent = Some(now);
@@ -422,7 +432,7 @@ impl Agent for TcpSender {
                 return Some(self.retransmit(now, seq));
             }
         }
-        if self.probe_due {
+        if self.probe_due && self.snd_wnd == 0 {
             self.probe_due = false;
             if let Some(p) = self.window_probe() {
                 return Some(p);
@@ -492,14 +502,23 @@ impl TcpSender {
         if fresh && self.snd_una == self.snd_max {
             self.restart_after_idle(now);
         }
-        let len = self.segment_len(seq);
+        let mut len = self.segment_len(seq);
         let window = if windowed {
             self.cwnd.min(self.snd_wnd)
         } else {
             self.snd_wnd
         };
         if seq - self.snd_una + len > window {
-            return None;
+            // RFC 9293 §3.8.6.2.1, sender silly-window avoidance: a short
+            // segment only if it fills at least half the largest window
+            // advertised, or when the persist timer says we have waited.
+            let room = self.snd_wnd.saturating_sub(seq - self.snd_una);
+            let fits = room > 0 && room < len && room <= window;
+            if !(fits && (room >= self.max_snd_wnd / 2 || self.probe_due)) {
+                return None;
+            }
+            self.probe_due = false;
+            len = room;
         }
         let span = len + u64::from(self.carries_fin(seq, len));
         self.snd_nxt += span;
@@ -507,7 +526,7 @@ impl TcpSender {
         if fresh && self.timed.is_none() && !self.in_recovery {
             self.timed = Some((seq + span, now));
         }
-        Some(self.segment(now, seq, !fresh))
+        Some(self.segment_of(now, seq, len, !fresh))
     }
 }
 

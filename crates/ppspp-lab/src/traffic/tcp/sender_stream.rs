@@ -45,6 +45,7 @@ impl TcpSender {
     pub(super) fn on_window(&mut self, wnd: u64) -> bool {
         let changed = wnd != self.snd_wnd;
         self.snd_wnd = wnd;
+        self.max_snd_wnd = self.max_snd_wnd.max(wnd);
         if wnd > 0 {
             self.persist = None;
             self.persist_backoff = 0;
@@ -85,7 +86,8 @@ impl TcpSender {
         }
     }
 
-    /// The persist timer fired: a probe is due.
+    /// The persist timer fired: a probe is due (a zero window), or a
+    /// segment that fills a small one.
     pub(super) fn on_persist_timeout(&mut self, now: Instant) {
         if self.persist.is_some_and(|d| d <= now) {
             self.persist = None;

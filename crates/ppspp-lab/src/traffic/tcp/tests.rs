@@ -648,3 +648,6 @@ fn a_lost_syn_is_resent_after_a_second_and_opens_with_one_segment() {
         "a SYN timeout is not a data timeout"
     );
 }
+
+#[path = "stream_tests.rs"]
+mod stream_tests;
