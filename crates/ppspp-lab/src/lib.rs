@@ -13,6 +13,7 @@
 //! live source and viewers (RFC 7574 §6.1).
 
 pub mod agent;
+pub mod bt;
 pub mod content;
 pub mod family;
 pub mod live;
