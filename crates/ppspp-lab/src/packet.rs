@@ -66,6 +66,16 @@ pub struct TcpSegment {
     pub wnd: u64,
     /// The application records whose last byte this segment carries.
     pub records: Vec<StreamRecord>,
+    /// Which connection it belongs to, for a host with several (as ports
+    /// would say): a [`conn_id`]; 0 for cross traffic.
+    pub conn: u64,
+}
+
+/// A connection between two lab hosts, unique in a run: the initiating
+/// host in the high 32 bits, its count of connections opened in the low.
+/// Both directions of the connection carry it.
+pub fn conn_id(initiator: HostId, count: u32) -> u64 {
+    (u64::from(initiator.0) << 32) | u64::from(count)
 }
 
 /// Bytes on the wire of a SYN or SYN-ACK: IPv4 and TCP headers and the 20

@@ -3,8 +3,16 @@
 //! picking and choking. It is its own model, not a second copy of ppspp.
 
 pub mod choker;
+pub mod config;
+pub mod connection;
+pub mod peer;
+mod peer_messages;
 pub mod picker;
+pub mod transport;
 pub mod wire;
+
+pub use config::{BtConfig, Disposition};
+pub use peer::{BtPeer, BtStats};
 
 /// A piece's index in the content.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]

@@ -45,6 +45,9 @@ pub struct TcpReceiverConfig {
     /// application has not read (RFC 9293 §3.8.6); data beyond its right
     /// edge is dropped.
     pub buffer: u64,
+    /// The connection id its ACKs carry (`packet::conn_id`; 0 for cross
+    /// traffic).
+    pub conn: u64,
     /// The application reads every byte as it is delivered, so the window
     /// never closes (bulk sinks, BitTorrent). Off, it reads with
     /// [`TcpReceiver::read`].
@@ -62,6 +65,7 @@ impl TcpReceiverConfig {
             max_ranges: 1024,
             sack: false,
             buffer: 1 << 30,
+            conn: 0,
             read_on_delivery: true,
         }
     }
@@ -332,6 +336,7 @@ impl Agent for TcpReceiver {
                 fin: false,
                 wnd,
                 records: Vec::new(),
+                conn: self.config.conn,
             }),
         })
     }

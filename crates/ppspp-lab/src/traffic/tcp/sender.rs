@@ -385,6 +385,7 @@ impl TcpSender {
                 fin,
                 wnd: 0,
                 records: self.stream.records_in(seq, seq + len),
+                conn: self.config.conn,
             }),
         }
     }

@@ -42,6 +42,9 @@ pub struct TcpSenderConfig {
     /// NewReno's one hole per round trip (RFC 6582). Needs a receiver with
     /// `sack` on.
     pub sack: bool,
+    /// The connection id its segments carry (`packet::conn_id`; 0 for
+    /// cross traffic).
+    pub conn: u64,
     /// Open the connection with a SYN / SYN-ACK exchange before any data
     /// (`sender_handshake.rs`); off, the connection is taken as open at
     /// `start`.
@@ -65,6 +68,7 @@ impl TcpSenderConfig {
             rto: RtoConfig::default(),
             cc: TcpCc::default(),
             sack: false,
+            conn: 0,
             handshake: false,
         }
     }

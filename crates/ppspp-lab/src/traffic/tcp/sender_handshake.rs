@@ -51,6 +51,7 @@ impl TcpSender {
                 fin: false,
                 wnd: 0,
                 records: Vec::new(),
+                conn: self.config.conn,
             }),
         })
     }
