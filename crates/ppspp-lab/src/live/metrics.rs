@@ -306,6 +306,7 @@ mod tests {
             bytes_down: 0,
             bytes_down_from_seeders: 0,
             bytes_down_from_peers: 0,
+            bittorrent: None,
             bytes_up: 0,
             chunks_rejected: 0,
             playback: None,

@@ -4,6 +4,7 @@
 //! Unknown keys and bad values are errors that name the file, the line and
 //! what was expected.
 
+pub mod bittorrent;
 pub mod live;
 mod overrides;
 mod spec;
@@ -288,6 +289,9 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
         }
         if g.role == Role::Seeder {
             seeders += g.count;
+        }
+        if let Some(bt) = &g.bittorrent {
+            bittorrent::check(s, g, bt).map_err(|(m, h)| err(span.clone(), m, h))?;
         }
         check_arrival(g).map_err(|(m, h)| err(span.clone(), m, h))?;
         check_departure(g).map_err(|(m, h)| err(span.clone(), m, h))?;

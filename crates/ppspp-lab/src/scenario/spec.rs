@@ -449,6 +449,11 @@ pub struct PeerGroup {
     /// A viewer watching the content while it downloads (leechers only).
     #[serde(default)]
     pub player: Option<PlayerSpec>,
+    /// Run BitTorrent instead of ppspp (`bittorrent = {}` for the
+    /// defaults; keys in [`super::bittorrent::BtGroupSpec`]). Its peers
+    /// form their own swarm, with the scenario's content and tracker.
+    #[serde(default)]
+    pub bittorrent: Option<super::bittorrent::BtGroupSpec>,
 }
 
 /// One class name, or several.

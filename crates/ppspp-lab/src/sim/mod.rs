@@ -144,6 +144,9 @@ pub struct PeerResult {
     pub datagrams_dropped: DropCounts,
     /// Its part in a live stream, if the run streams live.
     pub live: Option<LivePeer>,
+    /// Its BitTorrent counters, if it ran BitTorrent (then the byte counts
+    /// above are piece bytes).
+    pub bittorrent: Option<crate::bt::BtStats>,
 }
 
 impl Simulation {
@@ -554,6 +557,23 @@ impl Simulation {
                     _ => p.viewer.as_ref().and_then(|v| v.frozen()),
                 };
                 let live_stalls = p.live_viewer.as_ref().map(|v| v.frozen_stalls().to_vec());
+                let (bytes_down, bytes_up) = match &p.bt_stats {
+                    Some(bt) => {
+                        from_seeders = bt
+                            .down_from
+                            .iter()
+                            .filter(|(h, _)| {
+                                self.shared
+                                    .plans
+                                    .get(**h as usize)
+                                    .is_some_and(|q| q.role == Role::Seeder)
+                            })
+                            .map(|(_, b)| *b)
+                            .sum();
+                        (bt.bytes_down, bt.bytes_up)
+                    }
+                    None => (stats.payload_bytes_received, stats.payload_bytes_sent),
+                };
                 PeerResult {
                     id: i as u32,
                     group: self.shared.scenario.peers[p.plan.group]
@@ -564,10 +584,10 @@ impl Simulation {
                     join_s: secs(p.joined),
                     leave_s: secs(p.left),
                     complete_s: secs(p.completed),
-                    bytes_down: stats.payload_bytes_received,
+                    bytes_down,
                     bytes_down_from_seeders: from_seeders,
-                    bytes_down_from_peers: stats.payload_bytes_received - from_seeders,
-                    bytes_up: stats.payload_bytes_sent,
+                    bytes_down_from_peers: bytes_down - from_seeders,
+                    bytes_up,
                     chunks_rejected: stats.chunks_rejected,
                     playback,
                     stalls: live_stalls.unwrap_or_else(|| {
@@ -580,6 +600,7 @@ impl Simulation {
                     messages_sent: p.sent,
                     datagrams_dropped: p.dropped.clone(),
                     live,
+                    bittorrent: p.bt_stats.clone(),
                 }
             })
             .collect()

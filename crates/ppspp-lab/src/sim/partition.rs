@@ -286,6 +286,10 @@ impl Partition {
         }
         let _span = log::peer_span(now, PeerName { shared, host: i }).entered();
         peer.timer = None;
+        if let Some(bt) = peer.bt.as_mut() {
+            bt.on_timeout(now);
+            return self.flush_bt(i);
+        }
         if peer.fired_at == now {
             peer.fired += 1;
         } else {
@@ -329,7 +333,8 @@ impl Partition {
             }
             Body::Probe { .. } | Body::Tcp(_) => {
                 let Some(f) = p.flow.0.checked_sub(CROSS_FLOW_BASE) else {
-                    return;
+                    // Below the cross-traffic flows: a BitTorrent peer's.
+                    return self.deliver_bt(p);
                 };
                 let Some(flow) = self.flows.get_mut(f as usize) else {
                     return;
@@ -397,7 +402,18 @@ impl Partition {
             "peer {i} fired {} times at {now:?}",
             peer.fired
         );
+        self.set_timer(i, next);
+        if completed {
+            self.mark_completed(i);
+        }
+    }
+
+    /// Peer `i` wants waking at `next` (not before now): queued unless it
+    /// is already.
+    pub(super) fn set_timer(&mut self, i: u32, next: Option<Instant>) {
+        let now = self.now;
         let next = next.map(|t| t.max(now));
+        let peer = self.peer_mut(i);
         if next != peer.timer {
             peer.timer = next;
             if let Some(t) = next {
@@ -405,8 +421,15 @@ impl Partition {
                 self.timers.push(Reverse((t, i, self.seq)));
             }
         }
+    }
+
+    /// Peer `i` has the whole content now: counted once, and it leaves
+    /// after its linger if it is to leave when done.
+    pub(super) fn mark_completed(&mut self, i: u32) {
+        let now = self.now;
+        let k = (i / self.layout.parts) as usize;
         let peer = &mut self.peers[k];
-        if completed && peer.completed.is_none() && peer.plan.role == Role::Leecher {
+        if peer.completed.is_none() && peer.plan.role == Role::Leecher {
             peer.completed = Some(now);
             let linger = match peer.plan.leave {
                 Leave::WhenDone(linger) => Some(linger),
@@ -450,6 +473,9 @@ impl Partition {
         if role == Role::Host {
             self.peer_mut(i).joined = Some(now);
             return;
+        }
+        if self.peer(i).plan.bittorrent {
+            return self.join_bt(i, shared);
         }
         let _span = log::peer_span(now, PeerName { shared, host: i }).entered();
         log::control("joining");
@@ -532,6 +558,9 @@ impl Partition {
     fn announce(&mut self, i: u32, shared: &Shared) {
         let now = self.now;
         let swarm = &shared.scenario.swarm;
+        if self.peer(i).bt.is_some() {
+            return self.announce_bt(i, shared);
+        }
         let p = self.peer_mut(i);
         let (Some(ep), Some(s)) = (p.endpoint.as_mut(), p.swarm) else {
             return;
@@ -567,10 +596,16 @@ impl Partition {
         if let (Some(ep), Some(s)) = (peer.endpoint.as_mut(), peer.swarm) {
             ep.close_swarm(s);
         }
-        self.flush(i);
+        if let Some(bt) = peer.bt.as_mut() {
+            bt.close_all();
+            self.flush_bt(i);
+        } else {
+            self.flush(i);
+        }
         let peer = self.peer_mut(i);
         peer.snapshot(now);
         peer.endpoint = None;
+        peer.bt = None;
         peer.timer = None;
         peer.left = Some(now);
         let unfinished = peer.plan.role == Role::Leecher && peer.completed.is_none();
@@ -625,6 +660,11 @@ impl Partition {
         };
         for p in &self.peers {
             if p.plan.role != Role::Leecher {
+                continue;
+            }
+            if let Some(bt) = &p.bt {
+                s.leechers += 1;
+                s.have += bt_have_chunks(bt, shared);
                 continue;
             }
             let (Some(ep), Some(h)) = (&p.endpoint, p.swarm) else {
@@ -683,6 +723,10 @@ fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
     }
     c
 }
+
+#[path = "partition_bt.rs"]
+mod bt;
+use bt::bt_have_chunks;
 
 #[path = "partition_live.rs"]
 mod live;

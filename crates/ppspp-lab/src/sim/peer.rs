@@ -10,6 +10,7 @@ use ppspp_core::wire::MessageTally;
 use rand::rngs::Xoshiro256PlusPlus;
 
 use super::plan::PeerPlan;
+use crate::bt::{BtPeer, BtStats};
 use crate::live::source::LiveSource;
 use crate::live::viewer::LiveViewer;
 use crate::packet::HostId;
@@ -76,6 +77,10 @@ pub struct Peer {
     pub live_viewer: Option<LiveViewer>,
     /// Its camera, when it is a live stream's source.
     pub live_source: Option<LiveSource>,
+    /// Its BitTorrent peer, while it is in a BitTorrent swarm.
+    pub bt: Option<Box<BtPeer>>,
+    /// Its BitTorrent counters, taken when it left (or at the end).
+    pub bt_stats: Option<BtStats>,
 }
 
 impl Peer {
@@ -100,17 +105,22 @@ impl Peer {
             viewer: None,
             live_viewer: None,
             live_source: None,
+            bt: None,
+            bt_stats: None,
         }
     }
 
     /// Whether it is in the swarm now.
     pub fn present(&self) -> bool {
-        self.endpoint.is_some()
+        self.endpoint.is_some() || self.bt.is_some()
     }
 
     /// Takes the swarm's counters and freezes the viewer's metrics (for
     /// results), as the peer leaves at `now`.
     pub fn snapshot(&mut self, now: Instant) {
+        if let Some(bt) = &self.bt {
+            self.bt_stats = Some(bt.stats().clone());
+        }
         if let (Some(ep), Some(s)) = (&self.endpoint, self.swarm) {
             self.stats = ep.swarm_stats(s);
             self.sent = ep.stats().messages_sent;

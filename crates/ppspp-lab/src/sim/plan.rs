@@ -33,6 +33,8 @@ pub struct PeerPlan {
     pub arrival: Duration,
     /// How it leaves.
     pub leave: Leave,
+    /// It runs BitTorrent (its group has a `bittorrent` table), not ppspp.
+    pub bittorrent: bool,
 }
 
 fn queue(q: Queue) -> QueueLimit {
@@ -125,6 +127,7 @@ pub fn build(s: &Scenario, seed: u64) -> (Network, Vec<PeerPlan>) {
                 role: g.role,
                 arrival,
                 leave,
+                bittorrent: g.bittorrent.is_some(),
             });
         }
     }

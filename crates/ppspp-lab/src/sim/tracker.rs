@@ -9,7 +9,8 @@
 //! later one, so every partition sees the tracker in the same state.
 //!
 //! Answers draw from the asking peer's own random stream, so they do not
-//! depend on the order in which peers ask.
+//! depend on the order in which peers ask. BitTorrent peers and ppspp
+//! peers are two swarms: each is told only of its own kind.
 
 use std::time::Duration;
 
@@ -26,6 +27,8 @@ pub struct Tracker {
     /// Seeders and leechers by arrival time (then host id).
     arrivals: Vec<(Instant, u32)>,
     roles: Vec<Role>,
+    /// Which peers run BitTorrent.
+    bittorrent: Vec<bool>,
     /// When each peer stops being named (its departure plus `notice`).
     gone_at: Vec<Option<Instant>>,
     notice: Duration,
@@ -45,6 +48,7 @@ impl Tracker {
         Tracker {
             arrivals,
             roles: plans.iter().map(|p| p.role).collect(),
+            bittorrent: plans.iter().map(|p| p.bittorrent).collect(),
             gone_at: vec![None; plans.len()],
             notice,
         }
@@ -78,7 +82,8 @@ impl Tracker {
                 break;
             }
             let gone = self.gone_at[j as usize].is_some_and(|g| g <= now);
-            if j == i || gone {
+            let other_swarm = self.bittorrent.get(i as usize) != self.bittorrent.get(j as usize);
+            if j == i || gone || other_swarm {
                 continue;
             }
             match self.roles[j as usize] {
@@ -107,6 +112,7 @@ mod tests {
             role,
             arrival: Duration::from_millis(at_ms),
             leave: Leave::Stay,
+            bittorrent: false,
         }
     }
 
