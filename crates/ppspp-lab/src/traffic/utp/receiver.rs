@@ -295,3 +295,7 @@ impl Agent for UtpReceiver {
         None
     }
 }
+
+#[cfg(test)]
+#[path = "receiver_tests.rs"]
+mod tests;

@@ -104,7 +104,9 @@ pub struct UtpSenderStats {
     /// Packets resent because the selective ACK or 3 duplicate ACKs said
     /// they were lost.
     pub fast_resends: u64,
-    /// Expiries of the retransmission timer (of an ST_SYN too).
+    /// Expiries of the retransmission timer: of an ST_SYN, of data, and
+    /// those that found nothing in flight (libutp's timer runs on after
+    /// the last ACK: the window decays or, below one packet, is reset).
     pub timeouts: u64,
     /// Halvings of the window on loss.
     pub decays: u64,
