@@ -129,6 +129,92 @@ impl SackBlocks {
     }
 }
 
+/// The uTP header (BEP 29): type and version, extension, connection id,
+/// the two timestamps, wnd_size, seq_nr and ack_nr.
+pub const UTP_HEADER: u32 = 20;
+
+/// What a uTP packet is (BEP 29's `type` field).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum UtpType {
+    /// ST_DATA: payload; takes a sequence number.
+    Data,
+    /// ST_FIN: the sender's stream ends; takes a sequence number (BEP 29:
+    /// "the last packet").
+    Fin,
+    /// ST_STATE: an acknowledgement only; takes no sequence number.
+    State,
+    /// ST_RESET: the connection is torn down (not sent by the lab's model).
+    Reset,
+    /// ST_SYN: opens a connection; takes a sequence number.
+    Syn,
+}
+
+/// BEP 29's selective-ACK extension: bit `i` says packet `ack_nr + 2 + i`
+/// was received (`ack_nr + 1` is by definition missing). 32 bits, the
+/// minimum BEP 29 allows and what libutp sends (libutp fills only the first
+/// 30 of them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SelectiveAck(pub u32);
+
+impl SelectiveAck {
+    /// Packets it covers beyond `ack_nr + 1`.
+    pub const BITS: u64 = 32;
+
+    /// Whether packet `ack_nr + 2 + i` is marked received.
+    pub fn has(&self, i: u64) -> bool {
+        i < Self::BITS && self.0 & (1 << i) != 0
+    }
+
+    /// Bytes on the wire: the extension's two header bytes (next
+    /// extension, length) and the 4-byte mask.
+    pub const WIRE_BYTES: u32 = 2 + 4;
+}
+
+/// A packet of the simulator's uTP model (BEP 29). Sequence numbers count
+/// packets (u64 here: no wrap-around); the payload is counted, not carried,
+/// as a byte range of the sender's stream with the application records
+/// whose last byte it carries (like [`TcpSegment`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UtpPacket {
+    /// Its type.
+    pub kind: UtpType,
+    /// ST_DATA, ST_FIN, ST_SYN: its sequence number. ST_STATE: the
+    /// sender's next one (unused by the model).
+    pub seq_nr: u64,
+    /// The last packet received in order (ST_STATE).
+    pub ack_nr: u64,
+    /// When it was sent, µs of the sending host's clock.
+    pub timestamp: u64,
+    /// The one-way delay of the last packet the sender of this one
+    /// received (its arrival time less its `timestamp`), µs; 0 before any.
+    pub timestamp_difference: u64,
+    /// The sender's receive window: bytes it can take beyond what it has
+    /// delivered and the application has not read.
+    pub wnd_size: u64,
+    /// The selective-ACK extension of an ST_STATE, when packets above a
+    /// gap are held.
+    pub sack: Option<SelectiveAck>,
+    /// Stream offset of the first payload byte.
+    pub offset: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// The application records whose last byte this packet carries.
+    pub records: Vec<StreamRecord>,
+}
+
+impl UtpPacket {
+    /// Bytes on the wire: IPv4 and UDP headers, the uTP header, the
+    /// selective-ACK extension if present, and the payload.
+    pub fn wire_size(&self) -> u32 {
+        let ext = if self.sack.is_some() {
+            SelectiveAck::WIRE_BYTES
+        } else {
+            0
+        };
+        UDP_OVERHEAD + UTP_HEADER + ext + self.len
+    }
+}
+
 /// The payload of a packet.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Body {
@@ -144,6 +230,8 @@ pub enum Body {
     },
     /// A TCP segment of the TCP model.
     Tcp(TcpSegment),
+    /// A packet of the uTP model.
+    Utp(UtpPacket),
 }
 
 /// One packet: its size on the wire (headers included) is what links

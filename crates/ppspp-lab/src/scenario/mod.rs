@@ -427,7 +427,20 @@ fn check_flow(s: &Scenario, f: &Flow) -> Result<(), Problem> {
         return Err(("a flow from a host to itself".into(), "pick two hosts"));
     }
     match f.kind {
+        _ if f.target.is_some() && f.kind != FlowKind::Utp => Err((
+            "only a uTP flow has a target delay".into(),
+            "drop `target`, or make it kind = \"utp\"",
+        )),
         FlowKind::Tcp => Ok(()),
+        FlowKind::Utp if f.cc.is_some() || f.sack.is_some() => Err((
+            "a uTP flow has libutp's LEDBAT and selective ACK, no `cc` or `sack`".into(),
+            "drop `cc` and `sack`; `target` sets its delay target",
+        )),
+        FlowKind::Utp if f.target.is_some_and(|t| t.0.is_zero()) => Err((
+            "a uTP flow's target must be above zero".into(),
+            "target = \"100ms\" (BEP 29) or \"25ms\"",
+        )),
+        FlowKind::Utp => Ok(()),
         _ if f.cc.is_some() || f.sack.is_some() || f.handshake.is_some() => Err((
             "only a TCP flow has a congestion control, SACK or a handshake".into(),
             "drop `cc`, `sack` and `handshake`, or make it kind = \"tcp\"",

@@ -259,6 +259,9 @@ pub enum Role {
 pub enum FlowKind {
     /// A TCP bulk transfer (NewReno unless `cc` says otherwise).
     Tcp,
+    /// A uTP bulk transfer (BEP 29, libutp's LEDBAT) aiming at `target`
+    /// queueing delay.
+    Utp,
     /// Constant-bit-rate UDP.
     Cbr,
     /// Pareto on/off UDP.
@@ -281,7 +284,7 @@ pub struct Flow {
     /// When a UDP flow stops (exclusive).
     #[serde(default)]
     pub stop: Option<Dur>,
-    /// Bytes a TCP flow transfers (default: until the end).
+    /// Bytes a TCP or uTP flow transfers (default: until the end).
     #[serde(default)]
     pub bytes: Option<Bytes>,
     /// A TCP flow's congestion control: `"newreno"` (default) or
@@ -292,10 +295,15 @@ pub struct Flow {
     /// ends; off by default.
     #[serde(default)]
     pub sack: Option<bool>,
-    /// A TCP flow that opens with a SYN / SYN-ACK exchange (one round trip
-    /// and two packets before data); off by default.
+    /// A TCP flow that opens with a SYN / SYN-ACK exchange, or a uTP flow
+    /// with an ST_SYN / ST_STATE exchange (one round trip and two packets
+    /// before data); off by default.
     #[serde(default)]
     pub handshake: Option<bool>,
+    /// A uTP flow's target queueing delay (`target = "25ms"`); BEP 29's
+    /// and libutp's 100 ms by default. Only on uTP flows.
+    #[serde(default)]
+    pub target: Option<Dur>,
     /// Rate of a CBR flow, burst rate of an on/off flow.
     #[serde(default)]
     pub rate: Option<Bitrate>,

@@ -1,6 +1,6 @@
 //! Cross-traffic flows in the simulator: each flow is a source agent on
-//! one host and a sink agent on another (a TCP sender and receiver, or a
-//! UDP source and sink), driven through the `Agent` interface.
+//! one host and a sink agent on another (a TCP or uTP sender and receiver,
+//! or a UDP source and sink), driven through the `Agent` interface.
 
 use ppspp_core::time::Instant;
 
@@ -10,7 +10,7 @@ use crate::rng::{rng, Stream};
 use crate::scenario::{Flow, FlowKind};
 use crate::traffic::{
     CbrConfig, CbrSource, OnOffConfig, ParetoOnOff, TcpReceiver, TcpReceiverConfig, TcpSender,
-    TcpSenderConfig, UdpSink,
+    TcpSenderConfig, UdpSink, UtpReceiver, UtpReceiverConfig, UtpSender, UtpSenderConfig,
 };
 
 /// Flow ids of cross traffic start here; below are PPSPP flows, one per
@@ -21,6 +21,8 @@ pub const CROSS_FLOW_BASE: u32 = 1 << 30;
 pub enum Source {
     /// TCP bulk sender.
     Tcp(Box<TcpSender>),
+    /// uTP bulk sender.
+    Utp(Box<UtpSender>),
     /// Constant bit rate.
     Cbr(CbrSource),
     /// Pareto on/off.
@@ -31,6 +33,8 @@ pub enum Source {
 pub enum Sink {
     /// TCP receiver.
     Tcp(Box<TcpReceiver>),
+    /// uTP receiver.
+    Utp(Box<UtpReceiver>),
     /// UDP sink.
     Udp(UdpSink),
 }
@@ -75,6 +79,20 @@ impl CrossFlow {
                     }))),
                 )
             }
+            FlowKind::Utp => {
+                let mut c = UtpSenderConfig::new(src, dst, flow, start);
+                c.total_bytes = spec.bytes.map(|b| b.0);
+                c.handshake = spec.handshake.unwrap_or(false);
+                if let Some(t) = spec.target {
+                    c.target = t.0;
+                }
+                (
+                    Source::Utp(Box::new(UtpSender::new(c))),
+                    Sink::Utp(Box::new(UtpReceiver::new(UtpReceiverConfig::new(
+                        dst, src, flow,
+                    )))),
+                )
+            }
             FlowKind::Cbr => {
                 let mut c = CbrConfig::new(src, dst, flow, rate, size, start);
                 c.stop = stop;
@@ -117,21 +135,24 @@ impl CrossFlow {
         if end == 0 {
             match &mut self.source {
                 Source::Tcp(a) => a.as_mut(),
+                Source::Utp(a) => a.as_mut(),
                 Source::Cbr(a) => a,
                 Source::OnOff(a) => a,
             }
         } else {
             match &mut self.sink {
                 Sink::Tcp(a) => a.as_mut(),
+                Sink::Utp(a) => a.as_mut(),
                 Sink::Udp(a) => a,
             }
         }
     }
 
-    /// Payload bytes delivered to the sink so far (TCP: in order).
+    /// Payload bytes delivered to the sink so far (TCP, uTP: in order).
     pub fn delivered(&self) -> u64 {
         match &self.sink {
             Sink::Tcp(r) => r.delivered(),
+            Sink::Utp(r) => r.delivered(),
             Sink::Udp(s) => s.total_bytes(),
         }
     }
@@ -140,15 +161,18 @@ impl CrossFlow {
     pub fn packets_sent(&self) -> u64 {
         match &self.source {
             Source::Tcp(s) => s.stats().segments_sent,
+            Source::Utp(s) => s.stats().packets_sent,
             Source::Cbr(s) => s.packets_sent(),
             Source::OnOff(s) => s.packets_sent(),
         }
     }
 
-    /// TCP retransmissions and timeouts.
+    /// Retransmissions and timeouts of a TCP or uTP flow (the
+    /// `tcp_retransmits` and `tcp_timeouts` columns of `flows.csv`).
     pub fn tcp_losses(&self) -> (u64, u64) {
         match &self.source {
             Source::Tcp(s) => (s.stats().retransmits, s.stats().timeouts),
+            Source::Utp(s) => (s.stats().retransmits, s.stats().timeouts),
             _ => (0, 0),
         }
     }

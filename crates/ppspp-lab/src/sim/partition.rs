@@ -331,7 +331,7 @@ impl Partition {
                 self.spare.push(bytes);
                 self.flush(i);
             }
-            Body::Probe { .. } | Body::Tcp(_) => {
+            Body::Probe { .. } | Body::Tcp(_) | Body::Utp(_) => {
                 let Some(f) = p.flow.0.checked_sub(CROSS_FLOW_BASE) else {
                     // Below the cross-traffic flows: a BitTorrent peer's.
                     return self.deliver_bt(p);
