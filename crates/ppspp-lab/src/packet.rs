@@ -200,6 +200,9 @@ pub struct UtpPacket {
     pub len: u32,
     /// The application records whose last byte this packet carries.
     pub records: Vec<StreamRecord>,
+    /// BEP 29's connection id, as [`conn_id`] makes it (0 for cross
+    /// traffic): which connection of a host it belongs to.
+    pub conn: u64,
 }
 
 impl UtpPacket {

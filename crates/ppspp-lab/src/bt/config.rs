@@ -55,6 +55,11 @@ pub struct BtConfig {
     /// Connections a peer keeps at most (uTorrent's per-torrent default:
     /// 50); it stops opening and refuses incoming ones beyond.
     pub max_peers: usize,
+    /// Outgoing connections being opened at once (uTorrent's
+    /// `net.max_halfopen`, 8); more wait their turn. Without a limit every
+    /// peer of a flash crowd would fill its `max_peers` with attempts at
+    /// once and refuse everyone else's.
+    pub max_half_open: usize,
     /// A connection not open this long after it was started is given up
     /// (libtorrent's `peer_connect_timeout`: 15 s).
     pub connect_timeout: Duration,
@@ -66,6 +71,9 @@ pub struct BtConfig {
     pub disposition: Disposition,
     /// How TCP connections run.
     pub tcp: TcpSetup,
+    /// uTP's target queueing delay (uTorrent's `net.utp_target_delay`,
+    /// 100 ms).
+    pub utp_target: Duration,
 }
 
 impl Default for BtConfig {
@@ -80,6 +88,7 @@ impl Default for BtConfig {
             min_pipeline: 4,
             max_pipeline: 64,
             max_peers: 50,
+            max_half_open: 8,
             connect_timeout: Duration::from_secs(15),
             send_ahead: 32 * 1024,
             disposition: Disposition::DEFAULT,
@@ -88,6 +97,7 @@ impl Default for BtConfig {
                 sack: true,
                 ack_delay: Some(crate::traffic::DEFAULT_ACK_DELAY),
             },
+            utp_target: crate::traffic::utp::DEFAULT_TARGET,
         }
     }
 }

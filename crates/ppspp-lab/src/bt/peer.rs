@@ -3,7 +3,7 @@
 //! every lab agent (packets and time in, packets out). The messages'
 //! meaning is in `peer_messages.rs`.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use ppspp_core::time::Instant;
 use rand::rngs::Xoshiro256PlusPlus;
@@ -14,7 +14,7 @@ use super::connection::Connection;
 use super::picker::Picker;
 use super::transport::{earliest, Link, Transport};
 use super::wire::Message;
-use crate::packet::{conn_id, Body, HostId, Packet};
+use crate::packet::{conn_id, Body, HostId, Packet, UtpType};
 
 /// A connection's key: its id and transport.
 pub type ConnKey = (u64, Transport);
@@ -26,10 +26,14 @@ pub struct BtStats {
     pub bytes_down: u64,
     /// ... of which over TCP.
     pub bytes_down_tcp: u64,
+    /// ... of which over uTP.
+    pub bytes_down_utp: u64,
     /// Piece bytes written to peers.
     pub bytes_up: u64,
     /// ... of which over TCP.
     pub bytes_up_tcp: u64,
+    /// ... of which over uTP.
+    pub bytes_up_utp: u64,
     /// Piece bytes received from each host.
     pub down_from: BTreeMap<u32, u64>,
     /// Connections opened by us.
@@ -56,6 +60,9 @@ pub struct BtPeer {
     /// Connections that may have something to send.
     pub(super) dirty: BTreeSet<ConnKey>,
     opened: u32,
+    /// Peers to connect to, in the order heard of, when a half-open slot
+    /// frees.
+    to_connect: VecDeque<HostId>,
     pub(super) rng: Xoshiro256PlusPlus,
     next_round: Instant,
     pub(super) stats: BtStats,
@@ -82,6 +89,7 @@ impl BtPeer {
             conns: BTreeMap::new(),
             dirty: BTreeSet::new(),
             opened: 0,
+            to_connect: VecDeque::new(),
             rng,
             stats: BtStats::default(),
             completed_at: seed.then_some(now),
@@ -115,18 +123,49 @@ impl BtPeer {
             .any(|c| c.remote == remote && !c.closing)
     }
 
+    /// Outgoing connections not open yet.
+    fn half_open(&self) -> usize {
+        let open = |c: &Connection| c.initiator && !c.closing && !c.link.is_open();
+        self.conns.values().filter(|c| open(c)).count()
+    }
+
+    /// Queues a connection to `remote` (heard of from the tracker); it is
+    /// opened when a half-open slot is free.
+    pub fn connect(&mut self, now: Instant, remote: HostId) {
+        if remote != self.host && !self.to_connect.contains(&remote) {
+            self.to_connect.push_back(remote);
+        }
+        self.open_pending(now);
+    }
+
+    /// Opens queued connections while fewer than `max_half_open` are
+    /// opening and fewer than `max_peers` exist.
+    pub(super) fn open_pending(&mut self, now: Instant) {
+        while self.half_open() < self.config.max_half_open
+            && self.connections() < self.config.max_peers
+        {
+            let Some(remote) = self.to_connect.pop_front() else {
+                return;
+            };
+            if !self.connected_to(remote) {
+                self.open(now, remote);
+            }
+        }
+    }
+
     /// Opens connections to `remote` as the disposition says: uTP and TCP
     /// at once when it opens both (the TCP one is dropped if uTP also
-    /// succeeds, `peer_messages.rs`). Not to itself, not twice, not
-    /// beyond `max_peers`.
-    pub fn connect(&mut self, now: Instant, remote: HostId) {
-        if remote == self.host
-            || self.connected_to(remote)
-            || self.connections() >= self.config.max_peers
-        {
-            return;
-        }
+    /// succeeds, `peer_messages.rs`).
+    fn open(&mut self, now: Instant, remote: HostId) {
         let d = self.config.disposition;
+        if d.has(Disposition::OUT_UTP) {
+            self.opened += 1;
+            let id = conn_id(self.host, self.opened);
+            let target = self.config.utp_target;
+            let link = Link::utp(self.host, remote, id, true, now, target);
+            self.add(now, (id, Transport::Utp), remote, link, true);
+            self.stats.connects += 1;
+        }
         if d.has(Disposition::OUT_TCP) {
             self.opened += 1;
             let id = conn_id(self.host, self.opened);
@@ -177,6 +216,7 @@ impl BtPeer {
     pub fn on_packet(&mut self, now: Instant, p: Packet) {
         let key = match &p.body {
             Body::Tcp(seg) => (seg.conn, Transport::Tcp),
+            Body::Utp(u) => (u.conn, Transport::Utp),
             _ => return,
         };
         if !self.conns.contains_key(&key) && !self.accept(now, key, &p) {
@@ -188,19 +228,28 @@ impl BtPeer {
         }
         self.dirty.insert(key);
         self.pump(now, key);
+        self.open_pending(now);
     }
 
     /// A connection opening towards us: taken if the disposition accepts
     /// its transport and there is room.
     fn accept(&mut self, now: Instant, key: ConnKey, p: &Packet) -> bool {
-        let Body::Tcp(seg) = &p.body else {
-            return false;
+        let d = self.config.disposition;
+        let (opening, allowed) = match &p.body {
+            Body::Tcp(seg) => (seg.syn, d.has(Disposition::IN_TCP)),
+            Body::Utp(u) => (u.kind == UtpType::Syn, d.has(Disposition::IN_UTP)),
+            _ => (false, false),
         };
-        let allowed = self.config.disposition.has(Disposition::IN_TCP);
-        if !seg.syn || !allowed || self.connections() >= self.config.max_peers {
+        if !opening || !allowed || self.connections() >= self.config.max_peers {
             return false;
         }
-        let link = Link::tcp(self.host, p.src, key.0, false, now, self.config.tcp);
+        let link = match key.1 {
+            Transport::Tcp => Link::tcp(self.host, p.src, key.0, false, now, self.config.tcp),
+            Transport::Utp => {
+                let target = self.config.utp_target;
+                Link::utp(self.host, p.src, key.0, false, now, target)
+            }
+        };
         self.add(now, key, p.src, link, false);
         self.stats.accepts += 1;
         true
@@ -240,6 +289,7 @@ impl BtPeer {
             self.dirty.insert(k);
             self.pump(now, k);
         }
+        self.open_pending(now);
     }
 
     /// The next packet to send.

@@ -129,8 +129,9 @@ impl BtPeer {
         c.down.add(n);
         let remote = c.remote.0;
         self.stats.bytes_down += n;
-        if k.1 == Transport::Tcp {
-            self.stats.bytes_down_tcp += n;
+        match k.1 {
+            Transport::Tcp => self.stats.bytes_down_tcp += n,
+            Transport::Utp => self.stats.bytes_down_utp += n,
         }
         *self.stats.down_from.entry(remote).or_insert(0) += n;
         // End game: whoever else was asked for it is told not to bother.
@@ -224,8 +225,9 @@ impl BtPeer {
             let n = u64::from(b.length);
             c.up.add(n);
             self.stats.bytes_up += n;
-            if k.1 == Transport::Tcp {
-                self.stats.bytes_up_tcp += n;
+            match k.1 {
+                Transport::Tcp => self.stats.bytes_up_tcp += n,
+                Transport::Utp => self.stats.bytes_up_utp += n,
             }
             self.dirty.insert(k);
         }

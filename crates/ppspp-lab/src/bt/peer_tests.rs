@@ -172,3 +172,100 @@ fn a_peer_that_takes_no_tcp_is_not_reached_over_tcp() {
     assert_eq!(net.peers[0].stats().stray_packets, s.connects * 4);
     assert_eq!(net.peers[1].progress().0, 0);
 }
+
+#[test]
+fn with_fewer_connection_slots_than_peers_everyone_still_connects_and_completes() {
+    // Twelve peers told of every other, room for four connections each and
+    // two opening at a time: attempts queue behind the half-open limit,
+    // so nobody fills its slots with attempts and refuses everyone.
+    let total = 8 * 256 * 1024;
+    let config = BtConfig {
+        disposition: Disposition(5),
+        max_peers: 4,
+        max_half_open: 2,
+        ..BtConfig::default()
+    };
+    let mut net = Net::new(1, 11, total, &config);
+    net.uplink = Some(4_000_000);
+    for i in 0..12 {
+        for j in 0..12 {
+            net.peers[i].connect(Instant::ZERO, HostId(j));
+        }
+    }
+    net.run_until(secs(900));
+    for p in &net.peers {
+        assert!(p.connections() <= 4);
+        assert!(p.connections() >= 1, "{:?}", p.stats());
+    }
+    for p in &net.peers[1..] {
+        assert!(
+            p.completed_at().is_some(),
+            "{:?} {:?}",
+            p.progress(),
+            p.stats()
+        );
+    }
+}
+
+/// A seed and one leecher of the given dispositions, run to the end.
+fn pair(seed: u8, leecher: u8) -> Net {
+    let total = 4 * 256 * 1024;
+    let mut net = Net::new(1, 1, total, &BtConfig::default());
+    net.peers[0].config.disposition = Disposition(seed);
+    net.peers[1].config.disposition = Disposition(leecher);
+    net.uplink = Some(4_000_000);
+    net.peers[1].connect(Instant::ZERO, HostId(0));
+    net.run_until(secs(120));
+    net
+}
+
+#[test]
+fn with_both_transports_the_tcp_connection_is_dropped_for_utp() {
+    let net = pair(31, 31);
+    let s = net.peers[1].stats();
+    assert!(net.peers[1].completed_at().is_some());
+    assert_eq!(s.connects, 2, "uTP and TCP at once");
+    assert_eq!(s.duplicates_closed, 1);
+    assert_eq!(s.bytes_down_utp, s.bytes_down);
+    assert_eq!(net.peers[0].connections(), 1);
+}
+
+#[test]
+fn a_utp_connection_opened_by_the_other_side_carries_a_tcp_preferring_peers_data() {
+    // Seed 001's case 1: A (13) opens TCP only, B (14) uTP only, both
+    // accept either. Each opens its own connection to the other; the uTP
+    // one is kept, and A sends B its data over uTP.
+    let total = 16 * 256 * 1024;
+    let mut net = Net::new(1, 2, total, &BtConfig::default());
+    net.peers[1].config.disposition = Disposition(13);
+    net.peers[2].config.disposition = Disposition(14);
+    net.uplink = Some(1_000_000);
+    for (i, j) in [(1, 0), (2, 0), (1, 2), (2, 1)] {
+        net.peers[i].connect(Instant::ZERO, HostId(j));
+    }
+    net.run_until(secs(300));
+    let (a, b) = (net.peers[1].stats(), net.peers[2].stats());
+    assert!(net.peers[1].completed_at().is_some(), "{a:?}");
+    assert!(net.peers[2].completed_at().is_some(), "{b:?}");
+    // A's link to the seed is TCP (A opened it); everything of B's is uTP.
+    assert_eq!(a.bytes_down_tcp, a.down_from[&0], "{a:?}");
+    assert_eq!(b.bytes_down_tcp, 0, "{b:?}");
+    // A uploaded to B, all of it over uTP.
+    assert!(b.down_from[&1] > 0, "{b:?}");
+    assert_eq!(a.bytes_up_tcp, 0, "{a:?}");
+    assert_eq!(a.duplicates_closed, 1);
+    assert_eq!(b.duplicates_closed, 1);
+}
+
+#[test]
+fn a_tcp_only_peer_and_a_default_peer_talk_tcp() {
+    // Case 2: A is 5 (TCP only both ways), the seed 31.
+    let net = pair(31, 5);
+    let s = net.peers[1].stats();
+    assert!(net.peers[1].completed_at().is_some());
+    assert_eq!(s.bytes_down_tcp, s.bytes_down);
+    // A uTP-only peer cannot reach a TCP-only one.
+    let net = pair(5, 10);
+    let s = net.peers[1].stats();
+    assert_eq!((s.connects, s.connect_failures, s.bytes_down), (1, 1, 0));
+}

@@ -1,20 +1,27 @@
 //! The transport under one BitTorrent connection: a pair of the lab's
 //! stream transports, one each way (this end's sender and receiver), on
-//! one connection id. TCP now; uTP joins it as its model lands.
+//! one connection id, over TCP or uTP.
 
 use std::time::Duration;
 
 use ppspp_core::time::Instant;
 
 use crate::agent::Agent;
+use crate::packet::UtpType;
 use crate::packet::{Body, FlowId, HostId, Packet, StreamRecord};
-use crate::traffic::{TcpCc, TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig};
+use crate::traffic::{
+    TcpCc, TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig, UtpReceiver,
+    UtpReceiverConfig, UtpSender, UtpSenderConfig,
+};
 
 /// Which transport a connection runs on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Transport {
     /// The lab's TCP model.
     Tcp,
+    /// The lab's uTP model (BEP 29, libutp's LEDBAT). Last: the preferred
+    /// one when both connect.
+    Utp,
 }
 
 /// How the TCP side of connections is set up.
@@ -39,6 +46,13 @@ pub enum Link {
         rx: Box<TcpReceiver>,
         /// We sent the SYN.
         initiator: bool,
+    },
+    /// Over uTP.
+    Utp {
+        /// Our bytes to the peer.
+        tx: Box<UtpSender>,
+        /// The peer's bytes to us.
+        rx: Box<UtpReceiver>,
     },
 }
 
@@ -71,10 +85,36 @@ impl Link {
         }
     }
 
+    /// Our end of a new uTP connection: the initiator's sends an ST_SYN
+    /// first (BEP 29); the acceptor's receiver answers it with an
+    /// ST_STATE, and its sender may send at once. `target` is the
+    /// queueing delay LEDBAT aims at.
+    pub fn utp(
+        host: HostId,
+        peer: HostId,
+        conn: u64,
+        initiator: bool,
+        now: Instant,
+        target: Duration,
+    ) -> Link {
+        let flow = FlowId(host.0);
+        let mut sc = UtpSenderConfig::new(host, peer, flow, now);
+        sc.target = target;
+        sc.conn = conn;
+        sc.handshake = initiator;
+        let mut rc = UtpReceiverConfig::new(host, peer, flow);
+        rc.conn = conn;
+        Link::Utp {
+            tx: Box::new(UtpSender::stream(sc)),
+            rx: Box::new(UtpReceiver::new(rc)),
+        }
+    }
+
     /// Its transport.
     pub fn transport(&self) -> Transport {
         match self {
             Link::Tcp { .. } => Transport::Tcp,
+            Link::Utp { .. } => Transport::Utp,
         }
     }
 
@@ -82,6 +122,7 @@ impl Link {
     pub fn is_open(&self) -> bool {
         match self {
             Link::Tcp { tx, .. } => tx.is_open(),
+            Link::Utp { tx, .. } => tx.is_open(),
         }
     }
 
@@ -91,13 +132,17 @@ impl Link {
             Link::Tcp { tx, .. } => {
                 tx.write(len, data);
             }
+            Link::Utp { tx, .. } => {
+                tx.write(len, data);
+            }
         }
     }
 
-    /// Ends our stream (FIN).
+    /// Ends our stream (FIN, ST_FIN).
     pub fn close(&mut self) {
         match self {
             Link::Tcp { tx, .. } => tx.close(),
+            Link::Utp { tx, .. } => tx.close(),
         }
     }
 
@@ -105,6 +150,7 @@ impl Link {
     pub fn unsent(&self) -> u64 {
         match self {
             Link::Tcp { tx, .. } => tx.unsent(),
+            Link::Utp { tx, .. } => tx.unsent(),
         }
     }
 
@@ -112,6 +158,7 @@ impl Link {
     pub fn take_record(&mut self) -> Option<StreamRecord> {
         match self {
             Link::Tcp { rx, .. } => rx.take_record(),
+            Link::Utp { rx, .. } => rx.take_record(),
         }
     }
 
@@ -119,6 +166,7 @@ impl Link {
     pub fn peer_finished(&self) -> bool {
         match self {
             Link::Tcp { rx, .. } => rx.is_finished(),
+            Link::Utp { rx, .. } => rx.is_finished(),
         }
     }
 
@@ -127,12 +175,12 @@ impl Link {
     pub fn is_done(&self) -> bool {
         match self {
             Link::Tcp { tx, rx, .. } => tx.is_complete() && rx.is_finished(),
+            Link::Utp { tx, rx } => tx.is_complete() && rx.is_finished(),
         }
     }
 
     /// A packet of this connection arrived.
     pub fn on_packet(&mut self, now: Instant, p: Packet) {
-        #[allow(clippy::single_match)] // uTP's arm comes with its model
         match (self, &p.body) {
             (Link::Tcp { tx, rx, initiator }, Body::Tcp(seg)) => {
                 // A SYN-ACK is for the sender that sent the SYN, a SYN for
@@ -149,6 +197,15 @@ impl Link {
                     rx.on_packet(now, p);
                 }
             }
+            // BEP 29: an ST_STATE acknowledges our data (or our ST_SYN);
+            // the rest is the peer's stream.
+            (Link::Utp { tx, rx }, Body::Utp(u)) => {
+                if u.kind == UtpType::State {
+                    tx.on_packet(now, p);
+                } else {
+                    rx.on_packet(now, p);
+                }
+            }
             _ => {}
         }
     }
@@ -160,6 +217,10 @@ impl Link {
                 tx.on_timeout(now);
                 rx.on_timeout(now);
             }
+            Link::Utp { tx, rx } => {
+                tx.on_timeout(now);
+                rx.on_timeout(now);
+            }
         }
     }
 
@@ -167,6 +228,7 @@ impl Link {
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
         match self {
             Link::Tcp { tx, rx, .. } => rx.poll_transmit(now).or_else(|| tx.poll_transmit(now)),
+            Link::Utp { tx, rx } => rx.poll_transmit(now).or_else(|| tx.poll_transmit(now)),
         }
     }
 
@@ -174,6 +236,7 @@ impl Link {
     pub fn poll_timeout(&self) -> Option<Instant> {
         match self {
             Link::Tcp { tx, rx, .. } => earliest(tx.poll_timeout(), rx.poll_timeout()),
+            Link::Utp { tx, rx } => earliest(tx.poll_timeout(), rx.poll_timeout()),
         }
     }
 }

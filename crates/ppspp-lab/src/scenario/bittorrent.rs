@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 use super::spec::{PeerGroup, Role};
-use super::value::Bytes;
+use super::value::{Bytes, Dur};
 use super::Scenario;
 use crate::bt::{BtConfig, Disposition};
 use crate::traffic::TcpCc;
@@ -28,6 +28,10 @@ pub struct BtGroupSpec {
     /// Piece size; default 256 KiB (a multiple of the 16 KiB block).
     #[serde(default)]
     pub piece_size: Option<Bytes>,
+    /// uTP's target queueing delay (uTorrent's `net.utp_target_delay`);
+    /// default 100 ms, seed 001 also tries 25 ms.
+    #[serde(default)]
+    pub utp_target: Option<Dur>,
 }
 
 impl BtGroupSpec {
@@ -45,6 +49,9 @@ impl BtGroupSpec {
         }
         if let Some(p) = self.piece_size {
             c.piece_len = p.0 as u32;
+        }
+        if let Some(t) = self.utp_target {
+            c.utp_target = t.0;
         }
         c
     }
@@ -75,6 +82,9 @@ pub fn check(s: &Scenario, g: &PeerGroup, bt: &BtGroupSpec) -> Result<(), (Strin
     }
     if bt.disposition.is_some_and(|d| d > 31) {
         return refuse("has a disposition above 31", "a sum of 1, 2, 4, 8 and 16");
+    }
+    if bt.utp_target.is_some_and(|t| t.0.is_zero()) {
+        return refuse("has a uTP target of zero", "utp_target = \"100ms\"");
     }
     if bt.slots == Some(0) {
         return refuse("has no unchoke slot", "slots = 4 is mainline's");

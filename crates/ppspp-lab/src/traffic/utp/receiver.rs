@@ -36,6 +36,9 @@ pub struct UtpReceiverConfig {
     /// Packets held beyond ack_nr + 1 at most this far ahead; later ones
     /// are dropped (libutp: 1023, `seqnr > 0x3ff`).
     pub max_reorder: u64,
+    /// The connection id its ST_STATEs carry (`packet::conn_id`; 0 for
+    /// cross traffic).
+    pub conn: u64,
 }
 
 impl UtpReceiverConfig {
@@ -49,6 +52,7 @@ impl UtpReceiverConfig {
             buffer: 1 << 20,
             read_on_delivery: true,
             max_reorder: 1023,
+            conn: 0,
         }
     }
 }
@@ -281,6 +285,7 @@ impl Agent for UtpReceiver {
             offset: 0,
             len: 0,
             records: Vec::new(),
+            conn: self.config.conn,
         };
         Some(Packet {
             src: self.config.host,

@@ -42,6 +42,7 @@ fn data(kind: UtpType, seq: u64) -> Packet {
         } else {
             Vec::new()
         },
+        conn: 0,
     };
     Packet {
         src: HostId(1),

@@ -257,6 +257,7 @@ impl UtpSender {
             offset,
             len,
             records: self.stream.records_in(offset, end),
+            conn: self.config.conn,
         };
         Packet {
             src: self.config.host,

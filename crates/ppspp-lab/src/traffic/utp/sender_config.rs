@@ -69,6 +69,9 @@ pub struct UtpSenderConfig {
     /// Open with an ST_SYN answered by an ST_STATE before any data; off,
     /// the connection is taken as open at `start`.
     pub handshake: bool,
+    /// The connection id its packets carry (`packet::conn_id`; 0 for
+    /// cross traffic).
+    pub conn: u64,
 }
 
 impl UtpSenderConfig {
@@ -85,6 +88,7 @@ impl UtpSenderConfig {
             target: DEFAULT_TARGET,
             send_buffer: 1 << 20,
             handshake: false,
+            conn: 0,
         }
     }
 }

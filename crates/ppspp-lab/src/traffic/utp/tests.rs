@@ -189,6 +189,7 @@ fn state(ack_nr: u64, delay_ms: u64, sack: Option<u32>) -> Packet {
         offset: 0,
         len: 0,
         records: Vec::new(),
+        conn: 0,
     };
     Packet {
         src: HostId(2),
