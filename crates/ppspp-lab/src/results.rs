@@ -452,6 +452,35 @@ pub fn live_summary(sim: &Simulation, peers: &[PeerResult]) -> Option<LiveSummar
     live_metrics::summarize(peers, stream.clock, stream.bitrate)
 }
 
+/// `bittorrent.csv`: each BitTorrent peer's bytes by transport and its
+/// connection counters (only the header when no peer runs BitTorrent).
+pub fn bittorrent_csv(peers: &[PeerResult]) -> String {
+    let mut out = String::from(
+        "id,group,bytes_down_tcp,bytes_down_utp,bytes_up_tcp,bytes_up_utp,\
+         connects,connect_failures,accepts,duplicates_closed,duplicate_blocks\n",
+    );
+    for p in peers {
+        let Some(b) = &p.bittorrent else {
+            continue;
+        };
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{},{},{},{},{}\n",
+            p.id,
+            p.group,
+            b.bytes_down_tcp,
+            b.bytes_down_utp,
+            b.bytes_up_tcp,
+            b.bytes_up_utp,
+            b.connects,
+            b.connect_failures,
+            b.accepts,
+            b.duplicates_closed,
+            b.duplicate_blocks
+        ));
+    }
+    out
+}
+
 /// `live.csv` (only its header without a live stream).
 pub fn live_csv(sim: &Simulation, peers: &[PeerResult]) -> String {
     let clock = sim.live().map_or_else(
@@ -515,9 +544,10 @@ pub const SCENARIO_TOML: &str = "scenario.toml";
 
 /// The files [`write`] puts in a run's folder, in the order it writes them
 /// (the report adds [`crate::report::REPORT_HTML`] and plots).
-pub const RUN_FILES: [&str; 11] = [
+pub const RUN_FILES: [&str; 12] = [
     SCENARIO_TOML,
     "peers.csv",
+    "bittorrent.csv",
     "live.csv",
     "stalls.csv",
     "links.csv",
@@ -549,6 +579,7 @@ pub fn write(
     let texts = [
         header + scenario_text,
         peers_csv(peers),
+        bittorrent_csv(peers),
         live_csv(sim, peers),
         stalls_csv(peers, summary.virtual_s),
         links_csv(sim),

@@ -74,6 +74,7 @@ pub fn run_with_threads(
     let live = results::live_summary(&sim, &peers);
     let csv = vec![
         ("peers.csv", results::peers_csv(&peers)),
+        ("bittorrent.csv", results::bittorrent_csv(&peers)),
         ("live.csv", results::live_csv(&sim, &peers)),
         ("stalls.csv", results::stalls_csv(&peers, summary.virtual_s)),
         ("progress.csv", results::progress_csv(&sim)),

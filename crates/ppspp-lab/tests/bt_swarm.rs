@@ -79,6 +79,15 @@ fn a_flash_crowd_over_tcp_completes_and_every_byte_is_accounted_for() {
     let accounted = 8 * SIZE + dup_blocks * 16_384;
     assert!(up >= 8 * SIZE);
     assert!(up <= accounted + accounted / 20, "{up} {dup_blocks}");
+    // bittorrent.csv: one row per BitTorrent peer, bytes by transport.
+    let (_, csv) = o.csv.iter().find(|(n, _)| *n == "bittorrent.csv").unwrap();
+    let rows: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(rows.len(), 9);
+    let down_tcp: u64 = rows
+        .iter()
+        .map(|r| r.split(',').nth(2).unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(down_tcp, 8 * SIZE);
 }
 
 #[test]
