@@ -37,7 +37,7 @@ impl RateWindow {
 }
 
 /// A connection and what is known about the peer on it.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Connection {
     /// The peer's host.
     pub remote: HostId,

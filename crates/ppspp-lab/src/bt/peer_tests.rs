@@ -143,6 +143,16 @@ fn a_seed_and_three_leechers_all_complete_and_bytes_are_conserved() {
     for p in &net.peers {
         assert_eq!(p.connections(), 3, "{:?}", p.stats());
     }
+    // Exactly: each leecher opened 3 (the seed and the other two) and
+    // accepted 2; of each leecher pair's two connections one was closed,
+    // counted at both ends; the seed accepted 3 and closed none.
+    for p in &net.peers[1..] {
+        let s = p.stats();
+        assert_eq!((s.connects, s.accepts, s.duplicates_closed), (3, 2, 2));
+        assert_eq!((s.connect_failures, s.stray_packets), (0, 0));
+    }
+    let s = net.peers[0].stats();
+    assert_eq!((s.connects, s.accepts, s.duplicates_closed), (0, 3, 0));
     // Leechers traded among themselves, not only with the seed.
     let from_peers: u64 = net.peers[1..]
         .iter()

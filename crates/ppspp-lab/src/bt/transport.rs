@@ -6,9 +6,8 @@ use std::time::Duration;
 
 use ppspp_core::time::Instant;
 
-use crate::agent::Agent;
-use crate::packet::UtpType;
-use crate::packet::{Body, FlowId, HostId, Packet, StreamRecord};
+use crate::packet::{Body, FlowId, HostId, Packet, StreamRecord, UtpType};
+use crate::traffic::stream::{StreamReceiver, StreamSender};
 use crate::traffic::{
     TcpCc, TcpReceiver, TcpReceiverConfig, TcpSender, TcpSenderConfig, UtpReceiver,
     UtpReceiverConfig, UtpSender, UtpSenderConfig,
@@ -36,24 +35,15 @@ pub struct TcpSetup {
 }
 
 /// One end of a connection: what it sends and what it receives.
-#[derive(Clone, Debug)]
-pub enum Link {
-    /// Over TCP.
-    Tcp {
-        /// Our bytes to the peer.
-        tx: Box<TcpSender>,
-        /// The peer's bytes to us.
-        rx: Box<TcpReceiver>,
-        /// We sent the SYN.
-        initiator: bool,
-    },
-    /// Over uTP.
-    Utp {
-        /// Our bytes to the peer.
-        tx: Box<UtpSender>,
-        /// The peer's bytes to us.
-        rx: Box<UtpReceiver>,
-    },
+#[derive(Debug)]
+pub struct Link {
+    transport: Transport,
+    /// Our bytes to the peer.
+    tx: Box<dyn StreamSender>,
+    /// The peer's bytes to us.
+    rx: Box<dyn StreamReceiver>,
+    /// We opened it (a TCP SYN-ACK is then for our sender).
+    initiator: bool,
 }
 
 impl Link {
@@ -78,7 +68,8 @@ impl Link {
         rc.sack = setup.sack;
         rc.conn = conn;
         rc.ack_delay = setup.ack_delay;
-        Link::Tcp {
+        Link {
+            transport: Transport::Tcp,
             tx: Box::new(TcpSender::stream(sc)),
             rx: Box::new(TcpReceiver::new(rc)),
             initiator,
@@ -104,140 +95,92 @@ impl Link {
         sc.handshake = initiator;
         let mut rc = UtpReceiverConfig::new(host, peer, flow);
         rc.conn = conn;
-        Link::Utp {
+        Link {
+            transport: Transport::Utp,
             tx: Box::new(UtpSender::stream(sc)),
             rx: Box::new(UtpReceiver::new(rc)),
+            initiator,
         }
     }
 
     /// Its transport.
     pub fn transport(&self) -> Transport {
-        match self {
-            Link::Tcp { .. } => Transport::Tcp,
-            Link::Utp { .. } => Transport::Utp,
-        }
+        self.transport
     }
 
     /// Whether our side may send: the handshake is done.
     pub fn is_open(&self) -> bool {
-        match self {
-            Link::Tcp { tx, .. } => tx.is_open(),
-            Link::Utp { tx, .. } => tx.is_open(),
-        }
+        self.tx.is_open()
     }
 
     /// Appends a record of `len` bytes on the stream to the peer.
     pub fn write(&mut self, len: u64, data: Vec<u8>) {
-        match self {
-            Link::Tcp { tx, .. } => {
-                tx.write(len, data);
-            }
-            Link::Utp { tx, .. } => {
-                tx.write(len, data);
-            }
-        }
+        self.tx.write(len, data);
     }
 
     /// Ends our stream (FIN, ST_FIN).
     pub fn close(&mut self) {
-        match self {
-            Link::Tcp { tx, .. } => tx.close(),
-            Link::Utp { tx, .. } => tx.close(),
-        }
+        self.tx.close();
     }
 
     /// Bytes written and not yet sent.
     pub fn unsent(&self) -> u64 {
-        match self {
-            Link::Tcp { tx, .. } => tx.unsent(),
-            Link::Utp { tx, .. } => tx.unsent(),
-        }
+        self.tx.unsent()
     }
 
     /// The next record from the peer, in order.
     pub fn take_record(&mut self) -> Option<StreamRecord> {
-        match self {
-            Link::Tcp { rx, .. } => rx.take_record(),
-            Link::Utp { rx, .. } => rx.take_record(),
-        }
+        self.rx.take_record()
     }
 
     /// Whether the peer's stream has ended (its FIN is in).
     pub fn peer_finished(&self) -> bool {
-        match self {
-            Link::Tcp { rx, .. } => rx.is_finished(),
-            Link::Utp { rx, .. } => rx.is_finished(),
-        }
+        self.rx.is_finished()
     }
 
     /// Whether our stream is closed and acknowledged, and the peer's has
     /// ended too: nothing more will move.
     pub fn is_done(&self) -> bool {
-        match self {
-            Link::Tcp { tx, rx, .. } => tx.is_complete() && rx.is_finished(),
-            Link::Utp { tx, rx } => tx.is_complete() && rx.is_finished(),
-        }
+        self.tx.is_complete() && self.rx.is_finished()
     }
 
-    /// A packet of this connection arrived.
+    /// A packet of this connection arrived: to our sender if it
+    /// acknowledges our stream, else to our receiver.
     pub fn on_packet(&mut self, now: Instant, p: Packet) {
-        match (self, &p.body) {
-            (Link::Tcp { tx, rx, initiator }, Body::Tcp(seg)) => {
-                // A SYN-ACK is for the sender that sent the SYN, a SYN for
-                // the receiver; data and FINs for the receiver; pure ACKs
-                // for the sender.
-                let to_tx = if seg.syn {
-                    *initiator
-                } else {
-                    seg.len == 0 && !seg.fin
-                };
-                if to_tx {
-                    tx.on_packet(now, p);
-                } else {
-                    rx.on_packet(now, p);
-                }
-            }
+        let to_tx = match &p.body {
+            // A SYN-ACK is for the sender that sent the SYN, a SYN for the
+            // receiver; data and FINs for the receiver; pure ACKs for the
+            // sender.
+            Body::Tcp(seg) if seg.syn => self.initiator,
+            Body::Tcp(seg) => seg.len == 0 && !seg.fin,
             // BEP 29: an ST_STATE acknowledges our data (or our ST_SYN);
             // the rest is the peer's stream.
-            (Link::Utp { tx, rx }, Body::Utp(u)) => {
-                if u.kind == UtpType::State {
-                    tx.on_packet(now, p);
-                } else {
-                    rx.on_packet(now, p);
-                }
-            }
-            _ => {}
+            Body::Utp(u) => u.kind == UtpType::State,
+            _ => return,
+        };
+        if to_tx {
+            self.tx.on_packet(now, p);
+        } else {
+            self.rx.on_packet(now, p);
         }
     }
 
     /// Timers.
     pub fn on_timeout(&mut self, now: Instant) {
-        match self {
-            Link::Tcp { tx, rx, .. } => {
-                tx.on_timeout(now);
-                rx.on_timeout(now);
-            }
-            Link::Utp { tx, rx } => {
-                tx.on_timeout(now);
-                rx.on_timeout(now);
-            }
-        }
+        self.tx.on_timeout(now);
+        self.rx.on_timeout(now);
     }
 
-    /// The next packet to send.
+    /// The next packet to send: acknowledgements first.
     pub fn poll_transmit(&mut self, now: Instant) -> Option<Packet> {
-        match self {
-            Link::Tcp { tx, rx, .. } => rx.poll_transmit(now).or_else(|| tx.poll_transmit(now)),
-            Link::Utp { tx, rx } => rx.poll_transmit(now).or_else(|| tx.poll_transmit(now)),
-        }
+        self.rx
+            .poll_transmit(now)
+            .or_else(|| self.tx.poll_transmit(now))
     }
 
     /// When it next wants [`Link::on_timeout`].
     pub fn poll_timeout(&self) -> Option<Instant> {
-        match self {
-            Link::Tcp { tx, rx, .. } => earliest(tx.poll_timeout(), rx.poll_timeout()),
-            Link::Utp { tx, rx } => earliest(tx.poll_timeout(), rx.poll_timeout()),
-        }
+        earliest(self.tx.poll_timeout(), self.rx.poll_timeout())
     }
 }
 

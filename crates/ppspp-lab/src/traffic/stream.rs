@@ -9,7 +9,66 @@
 
 use std::collections::{BTreeMap, VecDeque};
 
+use crate::agent::Agent;
 use crate::packet::StreamRecord;
+
+/// The sending end of a lab transport as an application uses it (the TCP
+/// and uTP models' senders in stream mode).
+pub trait StreamSender: Agent + std::fmt::Debug + Send {
+    /// Appends `len` bytes standing for the record `data` (none if
+    /// empty); returns the stream's new end.
+    fn write(&mut self, len: u64, data: Vec<u8>) -> u64;
+    /// Ends the stream (FIN, ST_FIN) after what is written.
+    fn close(&mut self);
+    /// Bytes written and not yet sent.
+    fn unsent(&self) -> u64;
+    /// Whether the connection is open (its handshake done).
+    fn is_open(&self) -> bool;
+    /// Whether the closed stream is wholly acknowledged.
+    fn is_complete(&self) -> bool;
+}
+
+/// The receiving end of a lab transport as an application uses it.
+pub trait StreamReceiver: Agent + std::fmt::Debug + Send {
+    /// The next record the stream is in order for.
+    fn take_record(&mut self) -> Option<StreamRecord>;
+    /// Whether the peer's stream has ended, every byte before it in.
+    fn is_finished(&self) -> bool;
+}
+
+/// Implements [`StreamSender`] and [`StreamReceiver`] for a transport's
+/// sender and receiver types by their inherent methods of the same names.
+#[macro_export]
+macro_rules! stream_ends {
+    ($sender:ty, $receiver:ty) => {
+        impl $crate::traffic::stream::StreamSender for $sender {
+            fn write(&mut self, len: u64, data: Vec<u8>) -> u64 {
+                <$sender>::write(self, len, data)
+            }
+            fn close(&mut self) {
+                <$sender>::close(self)
+            }
+            fn unsent(&self) -> u64 {
+                <$sender>::unsent(self)
+            }
+            fn is_open(&self) -> bool {
+                <$sender>::is_open(self)
+            }
+            fn is_complete(&self) -> bool {
+                <$sender>::is_complete(self)
+            }
+        }
+
+        impl $crate::traffic::stream::StreamReceiver for $receiver {
+            fn take_record(&mut self) -> Option<$crate::packet::StreamRecord> {
+                <$receiver>::take_record(self)
+            }
+            fn is_finished(&self) -> bool {
+                <$receiver>::is_finished(self)
+            }
+        }
+    };
+}
 
 /// The sending side: what the application wrote and has not seen
 /// acknowledged, and whether it closed the stream.

@@ -35,3 +35,5 @@ pub use sender::{TcpSender, TcpSenderConfig, TcpSenderStats, MSS};
 
 #[cfg(test)]
 mod tests;
+
+crate::stream_ends!(TcpSender, TcpReceiver);

@@ -50,3 +50,5 @@ pub use sender_config::{
 
 #[cfg(test)]
 mod tests;
+
+crate::stream_ends!(UtpSender, UtpReceiver);
