@@ -5,6 +5,9 @@
 //! (≥ 95 %). A flow with the handshake delivers less by about its round
 //! trip. A `cc`, `sack` or `handshake` on a UDP flow is refused.
 
+#[path = "common/dumbbell.rs"]
+mod dumbbell;
+use dumbbell::dumbbell;
 use ppspp_lab::run::run;
 use ppspp_lab::scenario::parse;
 
@@ -12,48 +15,7 @@ use ppspp_lab::scenario::parse;
 /// with a 10 Mbit/s uplink and a 62.5 KB (50 ms) queue, two receivers
 /// behind 100 Mbit/s links; 40 ms base RTT; 60 s. `flows` are appended.
 fn scenario(flows: &str) -> String {
-    format!(
-        r#"name = "tcp-sharing"
-seed = 1
-duration = "60s"
-stop_when_done = false
-
-[content]
-size = "1MB"
-chunk_size = "1024B"
-
-[network]
-groups = ["all"]
-delay = [["20ms"]]
-
-[classes.sender]
-up = "10Mbit/s"
-down = "100Mbit/s"
-queue = "50ms"
-
-[classes.receiver]
-up = "100Mbit/s"
-down = "100Mbit/s"
-queue = "50ms"
-
-[[peers]]
-name = "seeder"
-class = "receiver"
-role = "seeder"
-
-[[peers]]
-name = "src"
-class = "sender"
-role = "host"
-
-[[peers]]
-name = "dst"
-count = 2
-class = "receiver"
-role = "host"
-
-{flows}"#
-    )
+    dumbbell("tcp-sharing", "60s", "50ms", flows)
 }
 
 fn flow(to: usize, cc: &str) -> String {

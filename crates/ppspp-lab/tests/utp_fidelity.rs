@@ -11,6 +11,9 @@
 
 use std::collections::BTreeMap;
 
+#[path = "common/dumbbell.rs"]
+mod dumbbell;
+use dumbbell::dumbbell;
 use ppspp_lab::run::run;
 use ppspp_lab::scenario::parse;
 
@@ -19,52 +22,8 @@ use ppspp_lab::scenario::parse;
 /// 100 Mbit/s links; 20 ms each way. The uplink's queue and every flow's
 /// rate are recorded every 0.5 s. `flows` are appended.
 fn scenario(duration: &str, flows: &str) -> String {
-    format!(
-        r#"name = "utp-fidelity"
-seed = 1
-duration = "{duration}"
-stop_when_done = false
-
-[content]
-size = "1MB"
-chunk_size = "1024B"
-
-[network]
-groups = ["all"]
-delay = [["20ms"]]
-
-[classes.sender]
-up = "10Mbit/s"
-down = "100Mbit/s"
-queue = "250ms"
-
-[classes.receiver]
-up = "100Mbit/s"
-down = "100Mbit/s"
-queue = "50ms"
-
-[[peers]]
-name = "seeder"
-class = "receiver"
-role = "seeder"
-
-[[peers]]
-name = "src"
-class = "sender"
-role = "host"
-
-[[peers]]
-name = "dst"
-count = 2
-class = "receiver"
-role = "host"
-
-[record]
-queues = ["src.up"]
-interval = "500ms"
-
-{flows}"#
-    )
+    let tail = format!("[record]\nqueues = [\"src.up\"]\ninterval = \"500ms\"\n\n{flows}");
+    dumbbell("utp-fidelity", duration, "250ms", &tail)
 }
 
 fn utp_flow(to: usize, start: &str, target: Option<&str>) -> String {
