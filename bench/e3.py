@@ -234,7 +234,11 @@ def main():
     args = ap.parse_args()
     args.seeds = [int(s) for s in args.seeds.split(",")]
     os.makedirs(args.out, exist_ok=True)
-    wanted = {"fig2": HOMOGENEOUS + PPSPP, "fig3": MIXTURES}.get(args.figure, HOMOGENEOUS + PPSPP + MIXTURES)
+    wanted = {
+        "fig2": HOMOGENEOUS + PPSPP,
+        "fig3": MIXTURES,
+        "fig4": HOMOGENEOUS + MIXTURES,
+    }.get(args.figure, HOMOGENEOUS + PPSPP + MIXTURES)
     jobs = [(s, seed) for s, _ in wanted for seed in args.seeds]
     with ThreadPoolExecutor(args.jobs) as pool:
         list(pool.map(lambda j: run(args.binary, j[0], j[1], os.path.join(args.out, f"{j[0]}-s{j[1]}"), args.sets), jobs))
