@@ -57,7 +57,9 @@ class Plot:
         if self.logy:
             y0, y1 = math.floor(math.log10(min(ys))), 0.0
         else:
-            y0, y1 = min(0.0, min(ys)), max(ys)
+            # The data's own range: a completion time of 1500-1600 s would
+            # be a flat line on an axis from 0.
+            y0, y1 = min(ys), max(ys)
         xt = ticks(x0, x1)
         x0, x1 = min(x0, xt[0]), max(x1, xt[-1])
         yt = list(range(int(y0), 1)) if self.logy else ticks(y0, y1)
