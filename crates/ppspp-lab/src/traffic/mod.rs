@@ -9,6 +9,8 @@ pub mod onoff;
 pub mod sink;
 pub mod stream;
 pub mod tcp;
+#[cfg(test)]
+mod test_wire;
 pub mod utp;
 
 pub use cbr::{CbrConfig, CbrSource};

@@ -108,7 +108,7 @@ fn the_receive_window_limits_the_sender_until_the_application_reads() {
     // Reading half of it opens the window by more than one MSS: an
     // update goes out at once, and ten more segments follow it.
     p.r.read(10 * M);
-    let read_at = p.now;
+    let read_at = p.wire.now;
     p.run_until(read_at + Duration::from_millis(120));
     assert_eq!(p.r.delivered(), 30 * M);
     assert_eq!(p.s.stats().window_probes, probes);

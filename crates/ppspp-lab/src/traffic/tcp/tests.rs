@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use super::*;
 use crate::agent::Agent;
 use crate::packet::{Body, FlowId, HostId, Packet};
+use crate::traffic::test_wire::Wire;
 use ppspp_core::time::Instant;
 use std::time::Duration;
 
@@ -21,18 +22,10 @@ fn ms(n: u64) -> Instant {
 struct Pipe {
     s: TcpSender,
     r: TcpReceiver,
-    now: Instant,
-    delay: Duration,
-    /// (bits/s, queue limit in packets) of the data direction.
-    bottleneck: Option<(u64, usize)>,
-    /// Transmission ends of the packets in the bottleneck, oldest first.
-    queue: Vec<Instant>,
+    wire: Wire,
     /// (segment index, transmission number from 1) to drop.
     drops: Vec<(u64, u32)>,
     transmissions: BTreeMap<u64, u32>,
-    /// Packets travelling: (arrival, order, to the receiver?, packet).
-    flight: Vec<(Instant, u64, bool, Packet)>,
-    order: u64,
     /// Every data segment sent: (time, segment index).
     sent: Vec<(Instant, u64)>,
     dropped: u64,
@@ -76,14 +69,9 @@ impl Pipe {
         Pipe {
             s: TcpSender::new(sc),
             r: TcpReceiver::new(rc),
-            now: Instant::ZERO,
-            delay: Duration::from_millis(50),
-            bottleneck: None,
-            queue: Vec::new(),
+            wire: Wire::new(Duration::from_millis(50)),
             drops: drops.to_vec(),
             transmissions: BTreeMap::new(),
-            flight: Vec::new(),
-            order: 0,
             sent: Vec::new(),
             dropped: 0,
             syn_drops: 0,
@@ -91,105 +79,43 @@ impl Pipe {
         }
     }
 
-    fn travel(&mut self, at: Instant, to_receiver: bool, p: Packet) {
-        self.order += 1;
-        self.flight.push((at, self.order, to_receiver, p));
-    }
-
-    fn send_data(&mut self, p: Packet) {
-        let Body::Tcp(seg) = p.body.clone() else {
-            panic!("not TCP")
-        };
-        if seg.syn {
-            assert_eq!(p.size, 60, "a SYN with its options");
-            self.syns.push(self.now);
-            if self.syns.len() as u32 <= self.syn_drops {
-                return;
-            }
-            let at = self.now + self.delay;
-            return self.travel(at, true, p);
-        }
-        assert_eq!(p.size, seg.len + 40);
-        assert!(seg.sack.is_empty(), "data carries no SACK");
-        let k = seg.seq / M;
-        let n = self.transmissions.entry(k).or_insert(0);
-        *n += 1;
-        self.sent.push((self.now, k));
-        if self.drops.contains(&(k, *n)) {
-            self.dropped += 1;
-            return;
-        }
-        let mut at = self.now + self.delay;
-        if let Some((bps, limit)) = self.bottleneck {
-            let now = self.now;
-            self.queue.retain(|end| *end > now);
-            if self.queue.len() >= limit {
-                self.dropped += 1;
-                return;
-            }
-            let begin = self.queue.last().copied().unwrap_or(now).max(now);
-            let end = begin + Duration::from_micros(u64::from(p.size) * 8_000_000 / bps);
-            self.queue.push(end);
-            at = end + self.delay;
-        }
-        self.travel(at, true, p);
-    }
-
-    fn drain(&mut self) {
-        loop {
-            let mut any = false;
-            while let Some(p) = self.s.poll_transmit(self.now) {
-                self.send_data(p);
-                any = true;
-            }
-            while let Some(p) = self.r.poll_transmit(self.now) {
-                self.travel(self.now + self.delay, false, p);
-                any = true;
-            }
-            if !any {
-                return;
-            }
-        }
-    }
-
-    /// Runs every event up to and including `end`.
+    /// Runs every event up to and including `end`: data segments are
+    /// checked, counted and dropped as listed; SYNs as `syn_drops` says.
     fn run_until(&mut self, end: Instant) {
-        loop {
-            self.drain();
-            let packet = self
-                .flight
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, f)| (f.0, f.1));
-            let packet = packet.map(|(i, f)| (f.0, i));
-            let timers = [self.s.poll_timeout(), self.r.poll_timeout()];
-            let timer = timers.into_iter().flatten().min();
-            let next = match (packet, timer) {
-                (Some((t, _)), Some(u)) => t.min(u),
-                (Some((t, _)), None) => t,
-                (None, Some(u)) => u,
-                (None, None) => break,
+        let Pipe {
+            s,
+            r,
+            wire,
+            drops,
+            transmissions,
+            sent,
+            dropped,
+            syn_drops,
+            syns,
+        } = self;
+        let mut data = |w: &mut Wire, p: Packet| {
+            let Body::Tcp(seg) = p.body.clone() else {
+                panic!("not TCP")
             };
-            if next > end {
-                break;
-            }
-            self.now = next;
-            match packet {
-                Some((t, i)) if t == next => {
-                    let (_, _, to_receiver, p) = self.flight.swap_remove(i);
-                    if to_receiver {
-                        self.r.on_packet(next, p);
-                    } else {
-                        self.s.on_packet(next, p);
-                    }
+            if seg.syn {
+                assert_eq!(p.size, 60, "a SYN with its options");
+                syns.push(w.now);
+                if syns.len() as u32 > *syn_drops {
+                    w.travel(w.now + w.delay, true, p);
                 }
-                _ => {
-                    self.s.on_timeout(next);
-                    self.r.on_timeout(next);
-                }
+                return;
             }
-        }
-        self.now = self.now.max(end);
+            assert_eq!(p.size, seg.len + 40);
+            assert!(seg.sack.is_empty(), "data carries no SACK");
+            let k = seg.seq / M;
+            let n = transmissions.entry(k).or_insert(0);
+            *n += 1;
+            sent.push((w.now, k));
+            if drops.contains(&(k, *n)) || !w.send_data(p) {
+                *dropped += 1;
+            }
+        };
+        wire.run_until(s, r, end, &mut data, &|_| {});
     }
 
     /// When segment `k` was sent, every time.
@@ -522,8 +448,8 @@ fn with_sack_a_bottleneck_is_filled() {
 
 fn bottleneck_filled(cc: TcpCc, sack: bool) {
     let mut p = Pipe::build(None, &[], cc, sack);
-    p.delay = Duration::from_millis(20);
-    p.bottleneck = Some((10_000_000, 50));
+    p.wire.delay = Duration::from_millis(20);
+    p.wire.bottleneck = Some((10_000_000, 50));
     p.run_until(ms(6_000));
     let before = p.s.stats().clone();
     let dropped = p.dropped;

@@ -5,16 +5,7 @@ use crate::agent::Agent;
 use crate::packet::{Body, FlowId, HostId, Packet, SelectiveAck, StreamRecord, UtpPacket, UtpType};
 use ppspp_core::time::Instant;
 
-fn ms(n: u64) -> Instant {
-    Instant::from_micros(n * 1000)
-}
-
-fn utp(p: &Packet) -> &UtpPacket {
-    match &p.body {
-        Body::Utp(u) => u,
-        _ => panic!("not uTP"),
-    }
-}
+use super::super::tests::{ms, utp};
 
 fn receiver() -> UtpReceiver {
     UtpReceiver::new(UtpReceiverConfig::new(HostId(2), HostId(1), FlowId(5)))

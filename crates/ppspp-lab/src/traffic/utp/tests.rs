@@ -10,15 +10,16 @@ use std::time::Duration;
 use super::*;
 use crate::agent::Agent;
 use crate::packet::{Body, FlowId, HostId, Packet, SelectiveAck, UtpPacket, UtpType};
+use crate::traffic::test_wire::Wire;
 use ppspp_core::time::Instant;
 
 const P: u64 = UTP_PACKET_SIZE as u64;
 
-fn ms(n: u64) -> Instant {
+pub(super) fn ms(n: u64) -> Instant {
     Instant::from_micros(n * 1000)
 }
 
-fn utp(p: &Packet) -> &UtpPacket {
+pub(super) fn utp(p: &Packet) -> &UtpPacket {
     match &p.body {
         Body::Utp(u) => u,
         _ => panic!("not uTP"),
@@ -28,18 +29,12 @@ fn utp(p: &Packet) -> &UtpPacket {
 struct Pipe {
     s: UtpSender,
     r: UtpReceiver,
-    now: Instant,
-    delay: Duration,
-    /// (bits/s, queue limit in packets) of the data direction.
-    bottleneck: Option<(u64, usize)>,
-    queue: Vec<Instant>,
+    wire: Wire,
     /// (sequence number, transmission number from 1) to drop.
     drops: Vec<(u64, u32)>,
     /// Drop every data packet sent in `[a, b)`.
     blackout: Option<(Instant, Instant)>,
     transmissions: BTreeMap<u64, u32>,
-    flight: Vec<(Instant, u64, bool, Packet)>,
-    order: u64,
     /// Every packet the sender sent: (time, seq_nr, type).
     sent: Vec<(Instant, u64, UtpType)>,
 }
@@ -55,15 +50,10 @@ impl Pipe {
         Pipe {
             s,
             r: UtpReceiver::new(UtpReceiverConfig::new(HostId(2), HostId(1), FlowId(5))),
-            now: Instant::ZERO,
-            delay: Duration::from_millis(50),
-            bottleneck: None,
-            queue: Vec::new(),
+            wire: Wire::new(Duration::from_millis(50)),
             drops: drops.to_vec(),
             blackout: None,
             transmissions: BTreeMap::new(),
-            flight: Vec::new(),
-            order: 0,
             sent: Vec::new(),
         }
     }
@@ -74,96 +64,32 @@ impl Pipe {
         c
     }
 
-    fn travel(&mut self, at: Instant, to_receiver: bool, p: Packet) {
-        self.order += 1;
-        self.flight.push((at, self.order, to_receiver, p));
-    }
-
-    fn send_data(&mut self, p: Packet) {
-        let u = utp(&p).clone();
-        assert_eq!(p.size, 28 + 20 + u.len, "no extension on data");
-        self.sent.push((self.now, u.seq_nr, u.kind));
-        let n = self.transmissions.entry(u.seq_nr).or_insert(0);
-        *n += 1;
-        if self.drops.contains(&(u.seq_nr, *n))
-            || self
-                .blackout
-                .is_some_and(|(a, b)| self.now >= a && self.now < b)
-        {
-            return;
-        }
-        let mut at = self.now + self.delay;
-        if let Some((bps, limit)) = self.bottleneck {
-            let now = self.now;
-            self.queue.retain(|end| *end > now);
-            if self.queue.len() >= limit {
-                return;
-            }
-            let begin = self.queue.last().copied().unwrap_or(now).max(now);
-            let end = begin + Duration::from_micros(u64::from(p.size) * 8_000_000 / bps);
-            self.queue.push(end);
-            at = end + self.delay;
-        }
-        self.travel(at, true, p);
-    }
-
-    fn drain(&mut self) {
-        loop {
-            let mut any = false;
-            while let Some(p) = self.s.poll_transmit(self.now) {
-                self.send_data(p);
-                any = true;
-            }
-            while let Some(p) = self.r.poll_transmit(self.now) {
-                assert_eq!(utp(&p).kind, UtpType::State);
-                self.travel(self.now + self.delay, false, p);
-                any = true;
-            }
-            if !any {
-                return;
-            }
-        }
-    }
-
+    /// Runs every event up to and including `end`: data packets are
+    /// checked, recorded and dropped as listed (or in the blackout); the
+    /// receiver sends only ST_STATEs.
     fn run_until(&mut self, end: Instant) {
-        loop {
-            self.drain();
-            let packet = self
-                .flight
-                .iter()
-                .enumerate()
-                .min_by_key(|(_, f)| (f.0, f.1))
-                .map(|(i, f)| (f.0, i));
-            let timer = [self.s.poll_timeout(), self.r.poll_timeout()]
-                .into_iter()
-                .flatten()
-                .min();
-            let next = match (packet, timer) {
-                (Some((t, _)), Some(u)) => t.min(u),
-                (Some((t, _)), None) => t,
-                (None, Some(u)) => u,
-                (None, None) => break,
-            };
-            if next > end {
-                break;
+        let Pipe {
+            s,
+            r,
+            wire,
+            drops,
+            blackout,
+            transmissions,
+            sent,
+        } = self;
+        let mut data = |w: &mut Wire, p: Packet| {
+            let u = utp(&p).clone();
+            assert_eq!(p.size, 28 + 20 + u.len, "no extension on data");
+            sent.push((w.now, u.seq_nr, u.kind));
+            let n = transmissions.entry(u.seq_nr).or_insert(0);
+            *n += 1;
+            let dark = blackout.is_some_and(|(a, b)| w.now >= a && w.now < b);
+            if !drops.contains(&(u.seq_nr, *n)) && !dark {
+                w.send_data(p);
             }
-            self.now = next;
-            match packet {
-                Some((t, i)) if t == next => {
-                    let (_, _, to_receiver, p) = self.flight.swap_remove(i);
-                    if to_receiver {
-                        self.r.on_packet(next, p);
-                    } else {
-                        self.s.on_packet(next, p);
-                    }
-                }
-                _ => {
-                    self.s.on_timeout(next);
-                    self.r.on_timeout(next);
-                }
-            }
-        }
-        self.now = self.now.max(end);
+        };
+        let ack = |p: &Packet| assert_eq!(utp(p).kind, UtpType::State);
+        wire.run_until(s, r, end, &mut data, &ack);
     }
 
     /// When packet `seq` was sent, every time.
@@ -490,7 +416,7 @@ fn the_receiver_window_limits_the_sender() {
 fn alone_on_a_bottleneck_the_queue_settles_at_the_target() {
     // 10 Mbit/s, 50 ms each way, room for 300 ms of queue.
     let mut p = Pipe::new(None, &[]);
-    p.bottleneck = Some((10_000_000, 270));
+    p.wire.bottleneck = Some((10_000_000, 270));
     p.run_until(ms(60_000));
     let q = p.s.queuing_delay().as_secs_f64() * 1000.0;
     assert!((85.0..=115.0).contains(&q), "queueing delay {q} ms");
