@@ -200,7 +200,7 @@ impl BtPeer {
             return;
         }
         let want = depth - c.asked.len();
-        let asked = c.asked.clone();
+        let asked = &c.asked;
         let blocks = self
             .picker
             .pick(&c.pieces, want, &|b| asked.contains(b), &mut self.rng);
