@@ -3,7 +3,8 @@
 uTP and their mixtures, one command per figure of the paper.
 
 Usage: bench/e3.py FIGURE [--binary target/release/ppspp] [--seeds 1,2,3]
-                   [--jobs 2] [--out lab-results/e3] [--set KEY=VALUE ...]
+                   [--jobs 2] [--out lab-results/e3] [--uplink RATE]
+                   [--utp-target DELAY] [--set KEY=VALUE ...]
 
 FIGURE is one of
   fig2      homogeneous swarms: scenarios/e3-default (31), e3-utp (10),
@@ -19,8 +20,10 @@ FIGURE is one of
 Runs each scenario once per seed with the release binary (`cargo build
 --release -p ppspp` first), `--jobs` at a time, into OUT/<scenario>-s<seed>
 (a run already there is not run again: delete it to redo it). `--set` is
-passed to every run (e.g. `--set classes.adsl.up=2Mbit/s`, and
-`--out lab-results/e3-2mbit` beside it). Prints one table row per case:
+passed to every run; `--uplink 2Mbit/s` sets every uplink's rate C (the
+queue stays B/C = 1 s) and `--utp-target 25ms` every BitTorrent group's uTP
+target, whatever the scenario names its groups (give each its own `--out`,
+e.g. `--uplink 2Mbit/s --out lab-results/e3-2mbit`). Prints one table row per case:
 completion time mean and sd over all leechers of all seeds (the paper's
 E[T] and sigma[T]), the TCP/uTP byte shares, the mean queue over every
 uplink in KB and in ms at the uplink's rate (E[Q]), uplink utilisation and
@@ -42,6 +45,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tomllib
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -51,6 +55,20 @@ HOMOGENEOUS = [("e3-default", "31 (default)"), ("e3-utp", "10 (uTP only)"), ("e3
 # Issue 25's third column: the same swarm running ppspp over LEDBAT.
 PPSPP = [("e3-ppspp", "ppspp (LEDBAT)")]
 MIXTURES = [("e3-mix-75-25", "13/14 at 75/25"), ("e3-mix-50-50", "13/14 at 50/50"), ("e3-mix-25-75", "13/14 at 25/75")]
+
+
+def scenario_sets(scenario, args):
+    """The `--set`s of one run: the user's, the uplink rate, and the uTP
+    target on every BitTorrent group of this scenario (group names differ
+    between scenarios, so a plain `--set` cannot name them all)."""
+    sets = list(args.sets)
+    if args.uplink:
+        sets.append(f"classes.adsl.up={args.uplink}")
+    if args.utp_target:
+        with open(f"scenarios/{scenario}.toml", "rb") as f:
+            groups = tomllib.load(f).get("peers", [])
+        sets += [f"peers.{g['name']}.bittorrent.utp_target={args.utp_target}" for g in groups if "bittorrent" in g]
+    return sets
 
 
 def run(binary, scenario, seed, out, sets):
@@ -231,6 +249,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--out", default="lab-results/e3")
     ap.add_argument("--set", action="append", default=[], dest="sets")
+    ap.add_argument("--uplink", help="every uplink's rate C, e.g. 2Mbit/s (the queue stays 1 s)")
+    ap.add_argument("--utp-target", help="uTP's target delay on every BitTorrent peer, e.g. 25ms")
     args = ap.parse_args()
     args.seeds = [int(s) for s in args.seeds.split(",")]
     os.makedirs(args.out, exist_ok=True)
@@ -241,7 +261,7 @@ def main():
     }.get(args.figure, HOMOGENEOUS + PPSPP + MIXTURES)
     jobs = [(s, seed) for s, _ in wanted for seed in args.seeds]
     with ThreadPoolExecutor(args.jobs) as pool:
-        list(pool.map(lambda j: run(args.binary, j[0], j[1], os.path.join(args.out, f"{j[0]}-s{j[1]}"), args.sets), jobs))
+        list(pool.map(lambda j: run(args.binary, j[0], j[1], os.path.join(args.out, f"{j[0]}-s{j[1]}"), scenario_sets(j[0], args)), jobs))
     if args.figure in ("fig2", "all"):
         cases = [case(args, s, l) for s, l in HOMOGENEOUS + PPSPP]
         print("### fig2: homogeneous swarms (and ppspp's column)")
