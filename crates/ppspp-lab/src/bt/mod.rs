@@ -8,6 +8,7 @@ pub mod connection;
 pub mod peer;
 mod peer_messages;
 pub mod picker;
+mod timers;
 pub mod transport;
 pub mod wire;
 

@@ -3,7 +3,7 @@
 //! every lab agent (packets and time in, packets out). The messages'
 //! meaning is in `peer_messages.rs`.
 
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, VecDeque};
 
 use ppspp_core::time::Instant;
 use rand::rngs::Xoshiro256PlusPlus;
@@ -12,6 +12,7 @@ use super::choker::{Candidate, Choker};
 use super::config::{BtConfig, Disposition};
 use super::connection::Connection;
 use super::picker::Picker;
+use super::timers::{TimerIndex, Touched};
 use super::transport::{earliest, Link, Transport};
 use super::wire::Message;
 use crate::packet::{conn_id, Body, HostId, Packet, UtpType};
@@ -57,8 +58,12 @@ pub struct BtPeer {
     pub(super) picker: Picker,
     choker: Choker<ConnKey>,
     pub(super) conns: BTreeMap<ConnKey, Connection>,
-    /// Connections that may have something to send.
-    pub(super) dirty: BTreeSet<ConnKey>,
+    /// Connections something was done to: they may have something to
+    /// send, and their timers may have moved (`timers.rs`).
+    pub(super) dirty: Touched,
+    /// Every connection's next deadline (its transport's timers, and the
+    /// connect timeout while it opens), as of the last refresh.
+    timers: TimerIndex,
     opened: u32,
     /// Peers to connect to, in the order heard of, when a half-open slot
     /// frees.
@@ -87,7 +92,8 @@ impl BtPeer {
             next_round: now + config.choke_interval,
             config,
             conns: BTreeMap::new(),
-            dirty: BTreeSet::new(),
+            dirty: Touched::default(),
+            timers: TimerIndex::default(),
             opened: 0,
             to_connect: VecDeque::new(),
             rng,
@@ -141,6 +147,11 @@ impl BtPeer {
     /// Opens queued connections while fewer than `max_half_open` are
     /// opening and fewer than `max_peers` exist.
     pub(super) fn open_pending(&mut self, now: Instant) {
+        // Called after every packet: the counts below scan the connections,
+        // so not while nobody waits to be connected to.
+        if self.to_connect.is_empty() {
+            return;
+        }
         while self.half_open() < self.config.max_half_open
             && self.connections() < self.config.max_peers
         {
@@ -261,12 +272,20 @@ impl BtPeer {
             self.choke_round();
             self.next_round = now + self.config.choke_interval;
         }
+        // Only connections with a deadline by now can have failed or have
+        // a transport timer due; they are taken in key order, as a scan of
+        // all of them would.
+        self.refresh_timers();
+        let maybe = self.timers.due(now);
         let timeout = self.config.connect_timeout;
-        let failed: Vec<ConnKey> = self
-            .conns
+        let failed: Vec<ConnKey> = maybe
             .iter()
-            .filter(|(_, c)| !c.link.is_open() && now >= c.started + timeout)
-            .map(|(k, _)| *k)
+            .filter(|k| {
+                self.conns
+                    .get(k)
+                    .is_some_and(|c| !c.link.is_open() && now >= c.started + timeout)
+            })
+            .copied()
             .collect();
         for k in failed {
             if let Some(c) = self.conns.remove(&k) {
@@ -276,11 +295,14 @@ impl BtPeer {
             }
             self.dirty.remove(&k);
         }
-        let due: Vec<ConnKey> = self
-            .conns
+        let due: Vec<ConnKey> = maybe
             .iter()
-            .filter(|(_, c)| c.link.poll_timeout().is_some_and(|t| t <= now))
-            .map(|(k, _)| *k)
+            .filter(|k| {
+                self.conns
+                    .get(k)
+                    .is_some_and(|c| c.link.poll_timeout().is_some_and(|t| t <= now))
+            })
+            .copied()
             .collect();
         for k in due {
             if let Some(c) = self.conns.get_mut(&k) {
@@ -316,15 +338,20 @@ impl BtPeer {
     }
 
     /// When it next wants [`BtPeer::on_timeout`].
-    pub fn poll_timeout(&self) -> Option<Instant> {
-        let mut next = Some(self.next_round);
-        for c in self.conns.values() {
-            next = earliest(next, c.link.poll_timeout());
-            if !c.link.is_open() {
-                next = earliest(next, Some(c.started + self.config.connect_timeout));
-            }
-        }
-        next
+    pub fn poll_timeout(&mut self) -> Option<Instant> {
+        self.refresh_timers();
+        earliest(Some(self.next_round), self.timers.earliest())
+    }
+
+    /// Re-reads the deadlines of the connections touched since the last
+    /// refresh.
+    fn refresh_timers(&mut self) {
+        let (conns, timeout) = (&self.conns, self.config.connect_timeout);
+        self.timers.refresh(&mut self.dirty, |k| {
+            let c = conns.get(k)?;
+            let opening = (!c.link.is_open()).then_some(c.started + timeout);
+            earliest(c.link.poll_timeout(), opening)
+        });
     }
 
     /// One choking round: unchoke the winners, choke the rest, and start
@@ -362,7 +389,7 @@ impl BtPeer {
             c.down.roll();
             c.up.roll();
         }
-        let keys: Vec<ConnKey> = self.dirty.iter().copied().collect();
+        let keys: Vec<ConnKey> = self.dirty.to_send().copied().collect();
         for k in keys {
             self.serve(k);
         }
