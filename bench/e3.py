@@ -9,7 +9,8 @@ Usage: bench/e3.py FIGURE [--binary target/release/ppspp] [--seeds 1,2,3]
 FIGURE is one of
   fig2      homogeneous swarms: scenarios/e3-default (31), e3-utp (10),
             e3-tcp (5): completion-time CDF and access-queue CCDF per case;
-            beside them scenarios/e3-ppspp, the same swarm with ppspp
+            beside them scenarios/e3-ppspp, the same swarm with ppspp, and
+            e3-ppspp-slots, ppspp with delay-steered upload slots
   fig3      heterogeneous swarms: scenarios/e3-mix-25-75, -50-50, -75-25
             (13 prefers TCP, 14 uTP): the same, and per class
   fig4      completion time against the TCP byte share and against the mean
@@ -54,7 +55,8 @@ from svgplot import Plot  # noqa: E402
 
 HOMOGENEOUS = [("e3-default", "31 (default)"), ("e3-utp", "10 (uTP only)"), ("e3-tcp", "5 (TCP only)")]
 # Issue 25's third column: the same swarm running ppspp over LEDBAT.
-PPSPP = [("e3-ppspp", "ppspp (LEDBAT)")]
+# e3-ppspp-slots: the same with the core's delay-steered upload slots.
+PPSPP = [("e3-ppspp", "ppspp (LEDBAT)"), ("e3-ppspp-slots", "ppspp, delay-slots")]
 MIXTURES = [("e3-mix-75-25", "13/14 at 75/25"), ("e3-mix-50-50", "13/14 at 50/50"), ("e3-mix-25-75", "13/14 at 25/75")]
 
 
