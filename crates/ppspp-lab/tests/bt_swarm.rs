@@ -1,7 +1,7 @@
 //! BitTorrent swarms in the simulator: a flash crowd over TCP completes
 //! with every byte accounted for, leechers trade among themselves, runs
 //! repeat exactly, and a BitTorrent swarm and a ppspp swarm in one
-//! scenario stay apart.
+//! scenario stay apart, as do two named swarms.
 
 use ppspp_lab::run::run;
 use ppspp_lab::scenario::Role;
@@ -140,6 +140,43 @@ role = "leecher"
         .filter(|p| p.bittorrent.is_none() && p.role == Role::Leecher)
     {
         assert_eq!(p.bytes_down, SIZE, "peer {}", p.id);
+    }
+}
+
+#[test]
+fn named_swarms_of_the_same_content_stay_apart() {
+    // Seed paper 003's setting: several BitTorrent swarms side by side.
+    let other = r#"
+[[peers]]
+name = "seed-b"
+class = "server"
+role = "seeder"
+swarm = "b"
+bittorrent = { disposition = 5 }
+
+[[peers]]
+name = "leechers-b"
+count = 3
+class = "home"
+role = "leecher"
+swarm = "b"
+bittorrent = { disposition = 5 }
+"#;
+    let text = scenario(5, other);
+    let o = run(&text, "bt.toml", None, None, |_| {}).unwrap();
+    assert_eq!(o.summary.completed, 11);
+    let in_b = |id: u32| id >= 9;
+    for p in &o.peers {
+        let bt = p.bittorrent.as_ref().expect("all BitTorrent");
+        if p.role == Role::Leecher {
+            assert_eq!(p.bytes_down, SIZE, "peer {}", p.id);
+        }
+        assert!(
+            bt.down_from.keys().all(|&h| in_b(h) == in_b(p.id)),
+            "peer {} got bytes from another swarm: {:?}",
+            p.id,
+            bt.down_from
+        );
     }
 }
 

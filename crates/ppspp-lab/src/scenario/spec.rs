@@ -462,6 +462,14 @@ pub struct PeerGroup {
     /// form their own swarm, with the scenario's content and tracker.
     #[serde(default)]
     pub bittorrent: Option<super::bittorrent::BtGroupSpec>,
+    /// The swarm the group's peers join, by name: the tracker names a
+    /// peer only to peers of the same swarm (and the same protocol), so
+    /// one scenario can hold several swarms of the same content side by
+    /// side, e.g. seed paper 003's BitTorrent clients behind one access
+    /// router, each in a swarm of its own. Groups without one share the
+    /// scenario's swarm.
+    #[serde(default)]
+    pub swarm: Option<String>,
 }
 
 /// One class name, or several.

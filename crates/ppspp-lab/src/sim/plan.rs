@@ -35,6 +35,9 @@ pub struct PeerPlan {
     pub leave: Leave,
     /// It runs BitTorrent (its group has a `bittorrent` table), not ppspp.
     pub bittorrent: bool,
+    /// Its swarm: 0 for the scenario's, else 1 + the index of its group's
+    /// `swarm` name among the names in group order.
+    pub swarm: u32,
 }
 
 fn queue(q: Queue) -> QueueLimit {
@@ -112,9 +115,20 @@ pub fn build(s: &Scenario, seed: u64) -> (Network, Vec<PeerPlan>) {
     );
     let mut plans = Vec::new();
     let mut churn = rng(seed, Stream::Churn, 0);
+    let mut swarm_names: Vec<&str> = Vec::new();
     for (gi, group) in s.peers.iter().enumerate() {
         let g = group.get_ref();
         let arrivals = arrivals(g.arrival.as_ref(), g.count, &mut churn);
+        let swarm = g.swarm.as_deref().map_or(0, |name| {
+            let k = swarm_names
+                .iter()
+                .position(|n| *n == name)
+                .unwrap_or_else(|| {
+                    swarm_names.push(name);
+                    swarm_names.len() - 1
+                });
+            k as u32 + 1
+        });
         for (k, arrival) in arrivals.into_iter().enumerate() {
             let name = g.class.of(k).expect("checked: a group names a class");
             let class = s.classes[name].get_ref();
@@ -128,6 +142,7 @@ pub fn build(s: &Scenario, seed: u64) -> (Network, Vec<PeerPlan>) {
                 arrival,
                 leave,
                 bittorrent: g.bittorrent.is_some(),
+                swarm,
             });
         }
     }

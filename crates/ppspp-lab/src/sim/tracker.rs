@@ -27,8 +27,9 @@ pub struct Tracker {
     /// Seeders and leechers by arrival time (then host id).
     arrivals: Vec<(Instant, u32)>,
     roles: Vec<Role>,
-    /// Which peers run BitTorrent.
-    bittorrent: Vec<bool>,
+    /// Each peer's swarm: whether it runs BitTorrent, and its swarm
+    /// number (`PeerPlan::swarm`). Peers are named only within one.
+    swarm: Vec<(bool, u32)>,
     /// When each peer stops being named (its departure plus `notice`).
     gone_at: Vec<Option<Instant>>,
     notice: Duration,
@@ -48,7 +49,7 @@ impl Tracker {
         Tracker {
             arrivals,
             roles: plans.iter().map(|p| p.role).collect(),
-            bittorrent: plans.iter().map(|p| p.bittorrent).collect(),
+            swarm: plans.iter().map(|p| (p.bittorrent, p.swarm)).collect(),
             gone_at: vec![None; plans.len()],
             notice,
         }
@@ -82,7 +83,7 @@ impl Tracker {
                 break;
             }
             let gone = self.gone_at[j as usize].is_some_and(|g| g <= now);
-            let other_swarm = self.bittorrent.get(i as usize) != self.bittorrent.get(j as usize);
+            let other_swarm = self.swarm.get(i as usize) != self.swarm.get(j as usize);
             if j == i || gone || other_swarm {
                 continue;
             }
@@ -113,6 +114,7 @@ mod tests {
             arrival: Duration::from_millis(at_ms),
             leave: Leave::Stay,
             bittorrent: false,
+            swarm: 0,
         }
     }
 
@@ -137,6 +139,32 @@ mod tests {
         assert_eq!(a, vec![0, 1, 2]);
         // Only `want` leechers.
         assert_eq!(t.answer(4, at, 1, &mut r).len(), 2);
+    }
+
+    #[test]
+    fn peers_are_named_only_within_their_swarm() {
+        let in_swarm = |role, swarm, bittorrent| PeerPlan {
+            swarm,
+            bittorrent,
+            ..plan(role, 0)
+        };
+        let plans = vec![
+            in_swarm(Role::Seeder, 1, true),
+            in_swarm(Role::Leecher, 1, true),
+            in_swarm(Role::Seeder, 2, true),
+            in_swarm(Role::Leecher, 2, true),
+            // The same swarm number, but ppspp: another swarm still.
+            in_swarm(Role::Leecher, 1, false),
+            in_swarm(Role::Leecher, 0, true),
+        ];
+        let t = Tracker::new(&plans, Duration::from_millis(50));
+        let mut r = rng(1, Stream::Tracker, 2);
+        let at = Instant::ZERO;
+        assert_eq!(t.answer(1, at, 5, &mut r), vec![0]);
+        assert_eq!(t.answer(3, at, 5, &mut r), vec![2]);
+        assert_eq!(t.answer(0, at, 5, &mut r), vec![1]);
+        assert!(t.answer(4, at, 5, &mut r).is_empty());
+        assert!(t.answer(5, at, 5, &mut r).is_empty());
     }
 
     #[test]
