@@ -381,14 +381,24 @@ pub fn progress_csv(sim: &Simulation) -> String {
     s
 }
 
-/// `flows.csv`: one row per cross-traffic flow.
+/// `flows.csv`: one row per cross-traffic flow. UDP flows add what their
+/// receiver saw: packets, losses, one-way delay, the time between
+/// consecutive arrivals (a video's smoothness at the receiver, seed paper
+/// 003's jitter) and RFC 3550's interarrival jitter; quantiles for CBR
+/// flows, whose receivers keep every sample. A receiver counts a loss by
+/// the gap below a later arrival: drops after the last arrival go unseen.
 pub fn flows_csv(sim: &Simulation) -> String {
     let mut s = String::from(
-        "flow,kind,src_host,dst_host,packets_sent,bytes_delivered,tcp_retransmits,tcp_timeouts\n",
+        "flow,kind,src_host,dst_host,packets_sent,bytes_delivered,tcp_retransmits,tcp_timeouts,\
+         packets_received,lost,delay_mean_ms,delay_p95_ms,inter_arrival_mean_ms,\
+         inter_arrival_p95_ms,inter_arrival_max_ms,jitter_ms\n",
     );
+    let ms = |d: Option<std::time::Duration>| {
+        d.map_or(String::new(), |d| format!("{:.3}", d.as_secs_f64() * 1e3))
+    };
     for (i, f) in sim.flows().iter().enumerate() {
         let (re, to) = f.tcp_losses();
-        let _ = writeln!(
+        let _ = write!(
             s,
             "{i},{:?},{},{},{},{},{re},{to}",
             f.kind,
@@ -397,6 +407,24 @@ pub fn flows_csv(sim: &Simulation) -> String {
             f.packets_sent(),
             f.delivered()
         );
+        match f.udp_stats() {
+            Some(u) => {
+                let gaps = &u.inter_arrival;
+                let _ = writeln!(
+                    s,
+                    ",{},{},{},{},{},{},{},{:.3}",
+                    u.packets,
+                    u.lost(),
+                    ms(u.delay.mean()),
+                    ms(u.delay.quantile(0.95)),
+                    ms(gaps.mean()),
+                    ms(gaps.quantile(0.95)),
+                    ms((gaps.count > 0).then_some(gaps.max)),
+                    u.jitter_us / 1e3
+                );
+            }
+            None => s.push_str(",,,,,,,,\n"),
+        }
     }
     s
 }

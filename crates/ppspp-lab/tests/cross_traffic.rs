@@ -42,6 +42,14 @@ stop = \"12s\"
     let row: Vec<&str> = flows.lines().nth(1).unwrap().split(',').collect();
     // flow,kind,src_host,dst_host,packets_sent,bytes_delivered,...
     assert_eq!(&row[..6], &["0", "Cbr", "6", "7", "1000", "1000000"]);
+    // What the receiver saw: all 1000, none lost, one every 10 ms exactly
+    // (nothing else queues on either access link), so no jitter and every
+    // packet as late as the first.
+    // packets_received,lost,delay_mean_ms,delay_p95_ms,inter_arrival_mean_ms,
+    // inter_arrival_p95_ms,inter_arrival_max_ms,jitter_ms
+    assert_eq!(&row[8..10], &["1000", "0"]);
+    assert_eq!(row[10], row[11], "constant delay");
+    assert_eq!(&row[12..], &["10.000", "10.000", "10.000", "0.000"]);
     // Hosts are not peers: the swarm's 5 leechers still all complete.
     assert_eq!(o.summary.completed, 5);
     let hosts: Vec<_> = o.peers.iter().filter(|p| p.role == Role::Host).collect();
@@ -86,22 +94,42 @@ fn traced_flow_waits_match_the_queue() {
         )
     };
     let trace = "\n[[record.waits]]\nlink = \"video[0].up\"\nflow = \"flow0\"\n";
-    let waits = |text: &str| -> Vec<f64> {
+    let waits = |text: &str| -> (Vec<f64>, Vec<String>) {
         let o = run(text, "x", None, None, |_| {}).unwrap();
+        let flows = &o.csv.iter().find(|c| c.0 == "flows.csv").unwrap().1;
+        let flow0 = flows.lines().nth(1).unwrap().split(',').map(String::from);
         let csv = &o.csv.iter().find(|c| c.0 == "waits.csv").unwrap().1;
-        csv.lines()
+        let waits = csv
+            .lines()
             .skip(1)
             .map(|l| {
                 let f: Vec<&str> = l.split(',').collect();
                 assert_eq!(&f[1..3], &["video[0].up", "flow0"]);
                 f[4].parse().unwrap()
             })
-            .collect()
+            .collect();
+        (waits, flow0.collect())
     };
-    let alone = waits(&(with_hosts(&cbr("2s")) + trace));
+    let (alone, _) = waits(&(with_hosts(&cbr("2s")) + trace));
     assert_eq!(alone.len(), 1000);
     assert!(alone.iter().all(|&w| w == 0.0), "{alone:?}");
-    let shared = waits(&(with_hosts(&(cbr("2s") + &cbr("2.005s"))) + trace));
+    let (shared, flow0) = waits(&(with_hosts(&(cbr("2s") + &cbr("2.005s"))) + trace));
+    // The receiver sees the queue: losses, gaps longer than the 10 ms
+    // sending interval, and jitter.
+    let num = |k: usize| -> f64 { flow0[k].parse().unwrap() };
+    // A receiver counts a loss by the gap below a later arrival, so drops
+    // after the last arrival go unseen.
+    let seen = num(8) + num(9);
+    assert!(
+        num(9) > 0.0 && (990.0..=1000.0).contains(&seen),
+        "{flow0:?}"
+    );
+    assert_eq!(
+        num(8) as usize,
+        shared.len(),
+        "every packet that waited arrived"
+    );
+    assert!(num(14) > 10.0 && num(15) > 0.0, "{flow0:?}");
     // Packets dropped at the full queue never wait: fewer than 1000 rows.
     assert!((500..1000).contains(&shared.len()), "{}", shared.len());
     assert_eq!(shared[0], 0.0);

@@ -9,8 +9,9 @@ use crate::packet::{FlowId, HostId};
 use crate::rng::{rng, Stream};
 use crate::scenario::{Flow, FlowKind};
 use crate::traffic::{
-    CbrConfig, CbrSource, OnOffConfig, ParetoOnOff, TcpReceiver, TcpReceiverConfig, TcpSender,
-    TcpSenderConfig, UdpSink, UtpReceiver, UtpReceiverConfig, UtpSender, UtpSenderConfig,
+    CbrConfig, CbrSource, FlowStats, OnOffConfig, ParetoOnOff, TcpReceiver, TcpReceiverConfig,
+    TcpSender, TcpSenderConfig, UdpSink, UtpReceiver, UtpReceiverConfig, UtpSender,
+    UtpSenderConfig,
 };
 
 /// Flow ids of cross traffic start here; below are PPSPP flows, one per
@@ -96,7 +97,13 @@ impl CrossFlow {
             FlowKind::Cbr => {
                 let mut c = CbrConfig::new(src, dst, flow, rate, size, start);
                 c.stop = stop;
-                (Source::Cbr(CbrSource::new(c)), Sink::Udp(UdpSink::new()))
+                // A CBR flow stands for a video call (E4): its sink keeps
+                // every sample for the quantiles of delay and inter-arrival
+                // (8 bytes per packet each; on/off flows keep summaries).
+                (
+                    Source::Cbr(CbrSource::new(c)),
+                    Sink::Udp(UdpSink::keeping_samples()),
+                )
             }
             FlowKind::ParetoOnOff => {
                 let c = OnOffConfig {
@@ -164,6 +171,14 @@ impl CrossFlow {
             Source::Utp(s) => s.stats().packets_sent,
             Source::Cbr(s) => s.packets_sent(),
             Source::OnOff(s) => s.packets_sent(),
+        }
+    }
+
+    /// What the sink of a UDP flow (CBR, on/off) saw of it.
+    pub fn udp_stats(&self) -> Option<&FlowStats> {
+        match &self.sink {
+            Sink::Udp(s) => s.flows().next().map(|(_, f)| f),
+            _ => None,
         }
     }
 
