@@ -319,8 +319,8 @@ pub fn links_csv(sim: &Simulation) -> String {
 pub fn waits_csv(sim: &Simulation) -> String {
     let net = sim.network();
     let mut s = String::from("link,name,flow,t_s,wait_ms\n");
-    for (id, name, flow) in sim.traced() {
-        for w in net.link(*id).flow_waits().unwrap_or_default() {
+    for (id, flow_id, name, flow) in sim.traced() {
+        for w in net.link(*id).flow_waits(*flow_id).unwrap_or_default() {
             let _ = writeln!(
                 s,
                 "{},{name},{flow},{:.6},{:.3}",

@@ -143,8 +143,10 @@ pub struct Link {
     stats: LinkStats,
     /// Occupancy after every dequeue, when recorded (bounded).
     samples: Option<Vec<QueueSample>>,
-    /// Waiting time of each packet of one flow, when traced (bounded).
-    trace: Option<(FlowId, Vec<WaitSample>)>,
+    /// Waiting time of each packet of the traced flows (bounded per
+    /// flow): a router's queue is shared, and seed paper 003 compares the
+    /// waits of a video call's packets with BitTorrent's at the same one.
+    traces: Vec<(FlowId, Vec<WaitSample>)>,
 }
 
 /// Most samples one link keeps; later ones are only counted.
@@ -169,7 +171,7 @@ impl Link {
             rng,
             stats: LinkStats::default(),
             samples: None,
-            trace: None,
+            traces: Vec::new(),
         }
     }
 
@@ -193,14 +195,20 @@ impl Link {
         self.samples.as_deref()
     }
 
-    /// Keep the waiting time of every packet of `flow`.
+    /// Keep the waiting time of every packet of `flow` (besides any flow
+    /// traced before).
     pub fn trace_flow(&mut self, flow: FlowId) {
-        self.trace = Some((flow, Vec::new()));
+        if !self.traces.iter().any(|(f, _)| *f == flow) {
+            self.traces.push((flow, Vec::new()));
+        }
     }
 
-    /// The traced flow's waiting times.
-    pub fn flow_waits(&self) -> Option<&[WaitSample]> {
-        self.trace.as_ref().map(|(_, v)| v.as_slice())
+    /// The waiting times of `flow`'s packets, if traced.
+    pub fn flow_waits(&self, flow: FlowId) -> Option<&[WaitSample]> {
+        self.traces
+            .iter()
+            .find(|(f, _)| *f == flow)
+            .map(|(_, v)| v.as_slice())
     }
 
     /// Bytes queued at `now` (the packet in transmission counts whole).
@@ -259,8 +267,8 @@ impl Link {
             self.backlog += u64::from(size);
             let wait_us = u64::try_from((start - now_bn) / c / 1000).unwrap_or(u64::MAX);
             self.stats.sum_wait_us += wait_us;
-            if let Some((f, v)) = self.trace.as_mut() {
-                if *f == flow && v.len() < MAX_SAMPLES {
+            if let Some((_, v)) = self.traces.iter_mut().find(|(f, _)| *f == flow) {
+                if v.len() < MAX_SAMPLES {
                     v.push(WaitSample {
                         at_us: now.as_micros(),
                         wait_us,

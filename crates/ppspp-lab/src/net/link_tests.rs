@@ -72,7 +72,12 @@ fn queueing_delay_is_backlog_over_capacity() {
     // At 2500 µs two packets have left, the third is half sent.
     assert_eq!(l.backlog_at(at(2500)), 8000);
     l.offer(at(2500), 1000, FlowId(7));
-    let waits: Vec<u64> = l.flow_waits().unwrap().iter().map(|w| w.wait_us).collect();
+    let waits: Vec<u64> = l
+        .flow_waits(FlowId(7))
+        .unwrap()
+        .iter()
+        .map(|w| w.wait_us)
+        .collect();
     // The k-th packet waits for the k − 1 before it: 1000 B = 1000 µs each.
     let expect: Vec<u64> = (0..10).map(|k| k * 1000).chain([7500]).collect();
     assert_eq!(waits, expect);

@@ -338,12 +338,15 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
         } else if !flow_ref_ok(s, &spec.flow) {
             Some((
                 format!("record.waits: '{}' names no flow", spec.flow),
-                "\"flowN\" (the N-th [[flows]], from 0) or \"ppspp:GROUP[i]\"",
+                "\"flowN\" (the N-th [[flows]], from 0) or \"peer:GROUP[i]\"",
             ))
-        } else if !traced.insert(spec.link.as_str()) {
+        } else if !traced.insert((spec.link.as_str(), spec.flow.as_str())) {
             Some((
-                format!("record.waits: link '{}' already traces a flow", spec.link),
-                "one traced flow per link",
+                format!(
+                    "record.waits: link '{}' already traces '{}'",
+                    spec.link, spec.flow
+                ),
+                "each flow once per link",
             ))
         } else {
             None
@@ -391,9 +394,9 @@ fn link_ref_ok(s: &Scenario, r: &str) -> bool {
     }
 }
 
-/// Whether `r` names a flow: `"flowN"` or `"ppspp:HOST"`.
+/// Whether `r` names a flow: `"flowN"` or `"peer:HOST"`.
 fn flow_ref_ok(s: &Scenario, r: &str) -> bool {
-    if let Some(host) = r.strip_prefix("ppspp:") {
+    if let Some(host) = peer_flow(r) {
         return host_ref(s, host).is_some();
     }
     r.strip_prefix("flow")
@@ -402,6 +405,13 @@ fn flow_ref_ok(s: &Scenario, r: &str) -> bool {
 }
 
 type Problem = (String, &'static str);
+
+/// The host whose packets a flow reference names: `"peer:GROUP[i]"` (a
+/// ppspp or BitTorrent peer's packets; `"ppspp:GROUP[i]"` as well, its
+/// older name).
+pub fn peer_flow(r: &str) -> Option<&str> {
+    r.strip_prefix("peer:").or_else(|| r.strip_prefix("ppspp:"))
+}
 
 /// The peer group index and member index a host reference names
 /// (`"GROUP"` or `"GROUP[i]"`), if valid.

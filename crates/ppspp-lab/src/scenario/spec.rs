@@ -636,7 +636,8 @@ pub struct WaitSpec {
     /// `"site:NAME.up"`.
     pub link: String,
     /// The flow: `"flowN"` (the N-th `[[flows]]`, from 0) or
-    /// `"ppspp:GROUP[i]"` (that peer's PPSPP datagrams).
+    /// `"peer:GROUP[i]"` (that peer's packets, ppspp or BitTorrent;
+    /// `"ppspp:GROUP[i]"` also). A link may trace several flows.
     pub flow: String,
 }
 

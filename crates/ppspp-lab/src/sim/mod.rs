@@ -103,7 +103,7 @@ pub struct Simulation {
     now: Instant,
     end: Instant,
     /// Links with a traced flow (`record.waits`).
-    traced: Vec<(LinkId, String, String)>,
+    traced: Vec<(LinkId, FlowId, String, String)>,
     /// Filled in when the run ends: the partitions' samples summed.
     progress: Vec<ProgressSample>,
     rates: Vec<RateSample>,
@@ -261,7 +261,7 @@ impl Simulation {
         let mut traced = Vec::new();
         for w in &scenario.record.waits {
             let w = w.get_ref();
-            let flow = match w.flow.strip_prefix("ppspp:") {
+            let flow = match crate::scenario::peer_flow(&w.flow) {
                 Some(host) => self.host_named(host).map(|h| FlowId(h.0)),
                 None => w
                     .flow
@@ -283,10 +283,7 @@ impl Simulation {
                 p.net.link_mut(*id).trace_flow(*flow);
             }
         }
-        self.traced = traced
-            .into_iter()
-            .map(|(id, _, link, flow)| (id, link, flow))
-            .collect();
+        self.traced = traced;
     }
 
     /// The link a `"HOST.up"`, `"HOST.down"` or `"site:NAME.up"` reference
@@ -304,9 +301,9 @@ impl Simulation {
         Some(if dir == "up" { up } else { down })
     }
 
-    /// The links whose flow is traced (`record.waits`): link, its name in
-    /// the scenario, and the flow's.
-    pub fn traced(&self) -> &[(LinkId, String, String)] {
+    /// The traced flows (`record.waits`): link, flow, and their names in
+    /// the scenario.
+    pub fn traced(&self) -> &[(LinkId, FlowId, String, String)] {
         &self.traced
     }
 
