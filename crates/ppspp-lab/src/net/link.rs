@@ -26,6 +26,10 @@ pub enum QueueLimit {
     Bytes(u64),
     /// At most this much time's worth of bytes at the link's capacity.
     Time(Duration),
+    /// At most this many packets queued, whatever their size (the packet
+    /// in transmission counts): routers' interface queues, as ns-2's
+    /// drop-tail and seed paper 003's 300-packet router queue.
+    Packets(u32),
     /// Never drops.
     Unlimited,
 }
@@ -66,7 +70,17 @@ impl LinkConfig {
             (QueueLimit::Time(d), Some(c)) => {
                 u64::try_from(d.as_nanos() * u128::from(c) / 8 / 1_000_000_000).unwrap_or(u64::MAX)
             }
-            (QueueLimit::Time(_), None) | (QueueLimit::Unlimited, _) => u64::MAX,
+            (QueueLimit::Time(_), None)
+            | (QueueLimit::Packets(_), _)
+            | (QueueLimit::Unlimited, _) => u64::MAX,
+        }
+    }
+
+    /// The queue limit in packets (`usize::MAX` for none).
+    pub fn limit_packets(&self) -> usize {
+        match self.queue {
+            QueueLimit::Packets(n) => n as usize,
+            _ => usize::MAX,
         }
     }
 }
@@ -131,6 +145,7 @@ pub enum Offer {
 pub struct Link {
     config: LinkConfig,
     limit: u64,
+    limit_packets: usize,
     /// Transmission end (bit-ns) and size of each queued packet, oldest
     /// first.
     queue: VecDeque<(u128, u32)>,
@@ -162,6 +177,7 @@ impl Link {
     pub fn new(config: LinkConfig, rng: Xoshiro256PlusPlus) -> Link {
         Link {
             limit: config.limit_bytes(),
+            limit_packets: config.limit_packets(),
             loss: Loss::new(config.loss),
             config,
             queue: VecDeque::new(),
@@ -256,7 +272,8 @@ impl Link {
             let c = u128::from(capacity.max(1));
             let now_bn = u128::from(now.as_micros()) * 1000 * c;
             self.drain(now_bn);
-            if self.backlog + u64::from(size) > self.limit {
+            if self.backlog + u64::from(size) > self.limit || self.queue.len() >= self.limit_packets
+            {
                 self.stats.drops_queue += 1;
                 return Offer::QueueDrop;
             }

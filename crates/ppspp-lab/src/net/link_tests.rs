@@ -110,6 +110,32 @@ fn drop_tail_drops_exactly_when_full() {
 }
 
 #[test]
+fn a_packet_limit_counts_packets_not_bytes() {
+    // 3 packets, whatever their size: 40-byte ACKs fill it as 1500-byte
+    // segments do.
+    let c = 8 * MBIT;
+    let mut l = link(LinkConfig::new(
+        Some(c),
+        QueueLimit::Packets(3),
+        Duration::ZERO,
+    ));
+    let sizes = [40, 1500, 40, 40, 1500];
+    let results: Vec<Offer> = sizes
+        .iter()
+        .map(|&s| l.offer(at(0), s, FlowId(0)))
+        .collect();
+    assert!(results[..3].iter().all(|o| matches!(o, Offer::Forward(_))));
+    assert!(results[3..].iter().all(|o| *o == Offer::QueueDrop));
+    // The first (40 µs) has left by 40 µs: room for one, of any size.
+    assert!(matches!(
+        l.offer(at(40), 1500, FlowId(0)),
+        Offer::Forward(_)
+    ));
+    assert_eq!(l.offer(at(40), 40, FlowId(0)), Offer::QueueDrop);
+    assert_eq!(l.stats().drops_queue, 3);
+}
+
+#[test]
 fn time_limit_converts_at_capacity() {
     let cfg = LinkConfig::new(
         Some(8 * MBIT),

@@ -271,6 +271,21 @@ fn a_quantity_without_a_unit_is_refused_with_key_line_and_hint() {
     );
     let e = err_of(&DEFAULT_TEXT.replace("queue = \"100ms\"", "queue = 64000"));
     assert!(e.message.contains("a queue limit needs a unit"), "{e}");
+    // Packets are a unit of their own, and a queue holds at least one.
+    for (text, limit) in [("300 packets", 300), ("25pkt", 25), ("1 packet", 1)] {
+        let s = parse(
+            &DEFAULT_TEXT.replace("queue = \"100ms\"", &format!("queue = \"{text}\"")),
+            "q.toml",
+        )
+        .unwrap();
+        let queues: Vec<Queue> = s.classes.values().map(|c| c.get_ref().queue).collect();
+        assert!(
+            queues.contains(&Queue::Packets(limit)),
+            "{text}: {queues:?}"
+        );
+    }
+    let e = err_of(&DEFAULT_TEXT.replace("queue = \"100ms\"", "queue = \"0 packets\""));
+    assert!(e.message.contains("300 packets"), "{e}");
     // Inside an array of arrays, the inner array is quoted.
     let e = err_of(&DEFAULT_TEXT.replace("[\"40ms\", \"10ms\"]]", "[\"40\", \"10ms\"]]"));
     assert!(

@@ -18,7 +18,9 @@ pub enum ValueError {
     #[error(transparent)]
     Unit(#[from] UnitError),
     /// Not a queue limit.
-    #[error("'{0}' is not a queue limit (e.g. \"1s\", \"100ms\", \"64KB\", \"unlimited\")")]
+    #[error(
+        "'{0}' is not a queue limit (e.g. \"1s\", \"100ms\", \"64KB\", \"300 packets\", \"unlimited\")"
+    )]
     NotAQueueLimit(String),
     /// Not in [0, 1].
     #[error("{0} is not a probability (0 to 1)")]
@@ -111,7 +113,7 @@ impl TryFrom<Raw> for Dur {
 }
 
 /// A drop-tail queue's limit: `"1s"` / `"100ms"` (time at capacity),
-/// `"64KB"` (bytes), or `"unlimited"`.
+/// `"64KB"` (bytes), `"300 packets"`, or `"unlimited"`.
 #[derive(Clone, Copy, Debug, PartialEq, Deserialize)]
 #[serde(try_from = "Raw")]
 pub enum Queue {
@@ -119,6 +121,8 @@ pub enum Queue {
     Time(Duration),
     /// Bytes.
     Bytes(u64),
+    /// Packets, whatever their size (`"300 packets"`, `"300pkt"`).
+    Packets(u32),
     /// No limit.
     Unlimited,
 }
@@ -132,6 +136,15 @@ impl TryFrom<Raw> for Queue {
         }
         if let Raw::Str(s) = &r {
             let s = s.trim();
+            let count = ["packets", "packet", "pkts", "pkt"]
+                .iter()
+                .find_map(|unit| s.strip_suffix(unit));
+            if let Some(n) = count {
+                return match n.trim().parse::<u32>() {
+                    Ok(n) if n > 0 => Ok(Queue::Packets(n)),
+                    _ => Err(ValueError::NotAQueueLimit(t)),
+                };
+            }
             if s.ends_with('s') && !s.ends_with("/s") {
                 if let Ok(d) = units::duration(s) {
                     return Ok(Queue::Time(d));

@@ -44,6 +44,7 @@ fn queue(q: Queue) -> QueueLimit {
     match q {
         Queue::Time(d) => QueueLimit::Time(d),
         Queue::Bytes(b) => QueueLimit::Bytes(b),
+        Queue::Packets(n) => QueueLimit::Packets(n),
         Queue::Unlimited => QueueLimit::Unlimited,
     }
 }
