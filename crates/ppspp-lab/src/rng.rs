@@ -24,6 +24,8 @@ pub enum Stream {
     Seek = 6,
     /// A live source's signing key.
     LiveKey = 7,
+    /// Hosts' access delays drawn from a range.
+    Topology = 8,
 }
 
 /// The seed of component `index` of kind `stream` in the experiment `seed`.

@@ -191,6 +191,17 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
                 ));
             }
         }
+        let c = class.get_ref();
+        if let Some(max) = c.delay_max {
+            let min = c.delay.map_or(std::time::Duration::ZERO, |d| d.0);
+            if max.0 < min {
+                return Err(err(
+                    span,
+                    format!("class '{name}': delay_max is below delay"),
+                    "hosts' delays are drawn between delay and delay_max",
+                ));
+            }
+        }
         if let Queue::Bytes(b) = class.get_ref().queue {
             if b < 1500 {
                 return Err(err(

@@ -205,6 +205,12 @@ pub struct Class {
     /// One-way propagation delay of the access link (each direction).
     #[serde(default)]
     pub delay: Option<Dur>,
+    /// With it, each host's access delay is drawn once, uniformly between
+    /// `delay` (default 0) and this: hosts of one class at different
+    /// distances, as seed paper 003's links of 1-50 ms. Per host, not per
+    /// packet (that is `jitter`).
+    #[serde(default)]
+    pub delay_max: Option<Dur>,
     /// Random extra delay up to this (never reordering).
     #[serde(default)]
     pub jitter: Option<Dur>,

@@ -286,6 +286,9 @@ fn a_quantity_without_a_unit_is_refused_with_key_line_and_hint() {
     }
     let e = err_of(&DEFAULT_TEXT.replace("queue = \"100ms\"", "queue = \"0 packets\""));
     assert!(e.message.contains("300 packets"), "{e}");
+    let e =
+        err_of(&DEFAULT_TEXT.replace("delay = \"5ms\"", "delay = \"5ms\"\ndelay_max = \"4ms\""));
+    assert!(e.message.contains("delay_max is below delay"), "{e}");
     // Inside an array of arrays, the inner array is quoted.
     let e = err_of(&DEFAULT_TEXT.replace("[\"40ms\", \"10ms\"]]", "[\"40\", \"10ms\"]]"));
     assert!(

@@ -133,7 +133,18 @@ pub fn build(s: &Scenario, seed: u64) -> (Network, Vec<PeerPlan>) {
         for (k, arrival) in arrivals.into_iter().enumerate() {
             let name = g.class.of(k).expect("checked: a group names a class");
             let class = s.classes[name].get_ref();
-            let (up, down) = access_links(class);
+            let (mut up, mut down) = access_links(class);
+            if let Some(max) = class.delay_max {
+                // One draw per host, from its own stream: adding a host
+                // leaves the others' delays as they were.
+                let min = class.delay.map_or(Duration::ZERO, |d| d.0);
+                let mut r = rng(seed, Stream::Topology, plans.len() as u64);
+                let d = Duration::from_micros(r.random_range(
+                    ppspp_core::time::duration_micros(min)
+                        ..=ppspp_core::time::duration_micros(max.0),
+                ));
+                (up.delay, down.delay) = (d, d);
+            }
             let site = class.site.as_deref().and_then(|n| sites.get(n).copied());
             net.add_host(up, down, site, group_index(&class.group));
             let leave = departure(g.departure.as_ref(), arrival, &mut churn);
@@ -236,6 +247,42 @@ mod tests {
             .iter()
             .zip(&other)
             .any(|(a, b)| a.arrival != b.arrival));
+    }
+
+    #[test]
+    fn delay_max_draws_each_hosts_delay_once_in_the_range() {
+        let text = DEFAULT_TEXT.replacen(
+            "delay = \"5ms\"\ngroup = \"near\"",
+            "delay = \"1ms\"\ndelay_max = \"50ms\"\ngroup = \"near\"",
+            1,
+        );
+        let s = parse(&text, "x").unwrap();
+        let delays = |seed: u64| -> Vec<(Duration, Duration)> {
+            let (net, _) = build(&s, seed);
+            // Hosts 1..=25 are the group "near", of class home-near.
+            (1..=25)
+                .map(|h| {
+                    let (up, down) = net.access_links(HostId(h)).unwrap();
+                    (net.link(up).config().delay, net.link(down).config().delay)
+                })
+                .collect()
+        };
+        let a = delays(1);
+        let ms = Duration::from_millis;
+        assert!(
+            a.iter()
+                .all(|(u, d)| u == d && (ms(1)..=ms(50)).contains(u)),
+            "{a:?}"
+        );
+        // Spread over the range, not one value.
+        let (lo, hi) = (a.iter().map(|x| x.0).min(), a.iter().map(|x| x.0).max());
+        assert!(lo < Some(ms(10)) && hi > Some(ms(40)), "{lo:?} {hi:?}");
+        assert_eq!(a, delays(1));
+        assert_ne!(a, delays(2));
+        // The other classes keep their fixed delay.
+        let (net, _) = build(&s, 1);
+        let (up, _) = net.access_links(HostId(26)).unwrap();
+        assert_eq!(net.link(up).config().delay, ms(5));
     }
 
     #[test]
