@@ -45,12 +45,12 @@ import csv
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tomllib
 from concurrent.futures import ThreadPoolExecutor
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labrun import lab_run, rows  # noqa: E402
 from svgplot import Plot  # noqa: E402
 
 HOMOGENEOUS = [("e3-default", "31 (default)"), ("e3-utp", "10 (uTP only)"), ("e3-tcp", "5 (TCP only)")]
@@ -72,24 +72,6 @@ def scenario_sets(scenario, args):
             groups = tomllib.load(f).get("peers", [])
         sets += [f"peers.{g['name']}.bittorrent.utp_target={args.utp_target}" for g in groups if "bittorrent" in g]
     return sets
-
-
-def run(binary, scenario, seed, out, sets):
-    if os.path.exists(os.path.join(out, "summary.json")):
-        return
-    cmd = [binary, "lab", "run", f"scenarios/{scenario}.toml", "--seed", str(seed),
-           "--out", out, "--force", "--threads", "1"]
-    for s in sets:
-        cmd += ["--set", s]
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if done.returncode != 0:
-        sys.stderr.write(done.stdout + done.stderr)
-        sys.exit(f"{scenario} seed {seed}: lab run failed ({done.returncode})")
-
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
 
 
 def load(folder):
@@ -270,7 +252,8 @@ def main():
     }.get(args.figure, HOMOGENEOUS + PPSPP + MIXTURES)
     jobs = [(s, seed) for s, _ in wanted for seed in args.seeds]
     with ThreadPoolExecutor(args.jobs) as pool:
-        list(pool.map(lambda j: run(args.binary, j[0], j[1], os.path.join(args.out, f"{j[0]}-s{j[1]}"), scenario_sets(j[0], args)), jobs))
+        list(pool.map(lambda j: lab_run(args.binary, f"scenarios/{j[0]}.toml", j[1],
+                                        os.path.join(args.out, f"{j[0]}-s{j[1]}"), scenario_sets(j[0], args)), jobs))
     if args.figure in ("fig2", "all"):
         cases = [case(args, s, l) for s, l in HOMOGENEOUS + PPSPP]
         print("### fig2: homogeneous swarms (and ppspp's column)")

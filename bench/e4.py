@@ -34,13 +34,14 @@ at about 2000 kb/s each, so runs are short and the upload rates are
 averaged over them.
 """
 import argparse
-import csv
 import json
 import os
 import statistics
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from labrun import lab_run, rows  # noqa: E402
 
 
 def scenario(name, clients, video, slots, queue):
@@ -130,21 +131,6 @@ packet_size = "500B"
     return "".join(out)
 
 
-def run(binary, path, seed, out):
-    if os.path.exists(os.path.join(out, "summary.json")):
-        return
-    cmd = [binary, "lab", "run", path, "--seed", str(seed), "--out", out, "--force", "--threads", "1"]
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    if done.returncode != 0:
-        sys.stderr.write(done.stdout + done.stderr)
-        sys.exit(f"{path} seed {seed}: lab run failed ({done.returncode})")
-
-
-def rows(path):
-    with open(path) as f:
-        return list(csv.DictReader(f))
-
-
 def load(folder):
     with open(os.path.join(folder, "summary.json")) as f:
         summary = json.load(f)
@@ -198,7 +184,7 @@ def main():
             cases.append((name, path, n, v))
     jobs = [(c, s) for c in cases for s in seeds]
     with ThreadPoolExecutor(args.jobs) as pool:
-        list(pool.map(lambda j: run(args.binary, j[0][1], j[1], os.path.join(args.out, f"{j[0][0]}-s{j[1]}")), jobs))
+        list(pool.map(lambda j: lab_run(args.binary, j[0][1], j[1], os.path.join(args.out, f"{j[0][0]}-s{j[1]}")), jobs))
     head = ["clients", "video", "BT up kb/s", "BT down kb/s", "BT wait ms", "video wait ms", "router drops %",
             "video gap mean ms", "video gap p95 ms", "jitter ms", "virtual s", "wall s"]
     print("| " + " | ".join(head) + " |")
