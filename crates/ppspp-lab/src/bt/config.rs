@@ -96,6 +96,7 @@ impl Default for BtConfig {
                 cc: TcpCc::Cubic,
                 sack: true,
                 ack_delay: Some(crate::traffic::DEFAULT_ACK_DELAY),
+                window: None,
             },
             utp_target: crate::traffic::utp::DEFAULT_TARGET,
         }

@@ -32,6 +32,9 @@ pub struct TcpSetup {
     pub sack: bool,
     /// Delayed ACKs at the receiver.
     pub ack_delay: Option<Duration>,
+    /// The receive window (the receiver's buffer, read as it arrives),
+    /// if bounded.
+    pub window: Option<u64>,
 }
 
 /// One end of a connection: what it sends and what it receives.
@@ -68,6 +71,9 @@ impl Link {
         rc.sack = setup.sack;
         rc.conn = conn;
         rc.ack_delay = setup.ack_delay;
+        if let Some(w) = setup.window {
+            rc.buffer = w;
+        }
         Link {
             transport: Transport::Tcp,
             tx: Box::new(TcpSender::stream(sc)),

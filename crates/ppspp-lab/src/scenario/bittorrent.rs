@@ -32,6 +32,11 @@ pub struct BtGroupSpec {
     /// default 100 ms, seed 001 also tries 25 ms.
     #[serde(default)]
     pub utp_target: Option<Dur>,
+    /// TCP's receive window, which caps what a sender has in flight;
+    /// default: unbounded. Seed paper 003 ran ns-2, whose TCP agents
+    /// keep at most `window_` = 20 packets in flight by default.
+    #[serde(default)]
+    pub tcp_window: Option<Bytes>,
 }
 
 impl BtGroupSpec {
@@ -52,6 +57,9 @@ impl BtGroupSpec {
         }
         if let Some(t) = self.utp_target {
             c.utp_target = t.0;
+        }
+        if let Some(w) = self.tcp_window {
+            c.tcp.window = Some(w.0);
         }
         c
     }
@@ -85,6 +93,12 @@ pub fn check(s: &Scenario, g: &PeerGroup, bt: &BtGroupSpec) -> Result<(), (Strin
     }
     if bt.utp_target.is_some_and(|t| t.0.is_zero()) {
         return refuse("has a uTP target of zero", "utp_target = \"100ms\"");
+    }
+    if bt.tcp_window.is_some_and(|w| w.0 < 1460) {
+        return refuse(
+            "has a TCP window smaller than one segment",
+            "tcp_window = \"29200B\" is 20 segments",
+        );
     }
     if bt.slots == Some(0) {
         return refuse("has no unchoke slot", "slots = 4 is mainline's");
