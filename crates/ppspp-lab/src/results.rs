@@ -333,6 +333,32 @@ pub fn waits_csv(sim: &Simulation) -> String {
     s
 }
 
+/// `traced_flows.csv`: what became of each traced flow's packets at its
+/// link (`record.waits`): offered, dropped by the full queue, lost at
+/// random, and the forwarded packets' mean wait. Seed paper 003 counts
+/// video and BitTorrent drops apart at the router they share.
+pub fn traced_flows_csv(sim: &Simulation) -> String {
+    let net = sim.network();
+    let mut s =
+        String::from("link,name,flow,packets_in,drops_queue,drops_loss,drop_pct,mean_wait_ms\n");
+    for (id, flow_id, name, flow) in sim.traced() {
+        let c = net.link(*id).flow_counts(*flow_id).unwrap_or_default();
+        let dropped = c.drops_queue + c.drops_loss;
+        let forwarded = c.packets_in - dropped;
+        let _ = writeln!(
+            s,
+            "{},{name},{flow},{},{},{},{:.4},{:.3}",
+            id.0,
+            c.packets_in,
+            c.drops_queue,
+            c.drops_loss,
+            100.0 * dropped as f64 / c.packets_in.max(1) as f64,
+            c.sum_wait_us as f64 / 1e3 / forwarded.max(1) as f64
+        );
+    }
+    s
+}
+
 /// `link_stats.csv`: the counters of every link, by number and by name.
 pub fn link_stats_csv(sim: &Simulation) -> String {
     let net = sim.network();
@@ -384,14 +410,15 @@ pub fn progress_csv(sim: &Simulation) -> String {
 /// `flows.csv`: one row per cross-traffic flow. UDP flows add what their
 /// receiver saw: packets, losses, one-way delay, the time between
 /// consecutive arrivals (a video's smoothness at the receiver, seed paper
-/// 003's jitter) and RFC 3550's interarrival jitter; quantiles for CBR
+/// 003's jitter) and RFC 3550's interarrival jitter, at the end and as
+/// its mean over the flow (what the receiver's reports averaged); quantiles for CBR
 /// flows, whose receivers keep every sample. A receiver counts a loss by
 /// the gap below a later arrival: drops after the last arrival go unseen.
 pub fn flows_csv(sim: &Simulation) -> String {
     let mut s = String::from(
         "flow,kind,src_host,dst_host,packets_sent,bytes_delivered,tcp_retransmits,tcp_timeouts,\
          packets_received,lost,delay_mean_ms,delay_p95_ms,inter_arrival_mean_ms,\
-         inter_arrival_p95_ms,inter_arrival_max_ms,jitter_ms\n",
+         inter_arrival_p95_ms,inter_arrival_max_ms,jitter_ms,jitter_mean_ms\n",
     );
     let ms = |d: Option<std::time::Duration>| {
         d.map_or(String::new(), |d| format!("{:.3}", d.as_secs_f64() * 1e3))
@@ -412,7 +439,7 @@ pub fn flows_csv(sim: &Simulation) -> String {
                 let gaps = &u.inter_arrival;
                 let _ = writeln!(
                     s,
-                    ",{},{},{},{},{},{},{},{:.3}",
+                    ",{},{},{},{},{},{},{},{:.3},{}",
                     u.packets,
                     u.lost(),
                     ms(u.delay.mean()),
@@ -420,10 +447,12 @@ pub fn flows_csv(sim: &Simulation) -> String {
                     ms(gaps.mean()),
                     ms(gaps.quantile(0.95)),
                     ms((gaps.count > 0).then_some(gaps.max)),
-                    u.jitter_us / 1e3
+                    u.jitter_us / 1e3,
+                    u.jitter_mean_us()
+                        .map_or(String::new(), |j| format!("{:.3}", j / 1e3))
                 );
             }
-            None => s.push_str(",,,,,,,,\n"),
+            None => s.push_str(",,,,,,,,,\n"),
         }
     }
     s
@@ -572,7 +601,7 @@ pub const SCENARIO_TOML: &str = "scenario.toml";
 
 /// The files [`write`] puts in a run's folder, in the order it writes them
 /// (the report adds [`crate::report::REPORT_HTML`] and plots).
-pub const RUN_FILES: [&str; 12] = [
+pub const RUN_FILES: [&str; 13] = [
     SCENARIO_TOML,
     "peers.csv",
     "bittorrent.csv",
@@ -580,6 +609,7 @@ pub const RUN_FILES: [&str; 12] = [
     "stalls.csv",
     "links.csv",
     "waits.csv",
+    "traced_flows.csv",
     "link_stats.csv",
     "progress.csv",
     "flows.csv",
@@ -612,6 +642,7 @@ pub fn write(
         stalls_csv(peers, summary.virtual_s),
         links_csv(sim),
         waits_csv(sim),
+        traced_flows_csv(sim),
         link_stats_csv(sim),
         progress_csv(sim),
         flows_csv(sim),

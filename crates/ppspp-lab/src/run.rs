@@ -80,6 +80,7 @@ pub fn run_with_threads(
         ("progress.csv", results::progress_csv(&sim)),
         ("links.csv", results::links_csv(&sim)),
         ("waits.csv", results::waits_csv(&sim)),
+        ("traced_flows.csv", results::traced_flows_csv(&sim)),
         ("link_stats.csv", results::link_stats_csv(&sim)),
         ("flows.csv", results::flows_csv(&sim)),
         ("rates.csv", results::rates_csv(&sim)),

@@ -46,10 +46,13 @@ stop = \"12s\"
     // (nothing else queues on either access link), so no jitter and every
     // packet as late as the first.
     // packets_received,lost,delay_mean_ms,delay_p95_ms,inter_arrival_mean_ms,
-    // inter_arrival_p95_ms,inter_arrival_max_ms,jitter_ms
+    // inter_arrival_p95_ms,inter_arrival_max_ms,jitter_ms,jitter_mean_ms
     assert_eq!(&row[8..10], &["1000", "0"]);
     assert_eq!(row[10], row[11], "constant delay");
-    assert_eq!(&row[12..], &["10.000", "10.000", "10.000", "0.000"]);
+    assert_eq!(
+        &row[12..],
+        &["10.000", "10.000", "10.000", "0.000", "0.000"]
+    );
     // Hosts are not peers: the swarm's 5 leechers still all complete.
     assert_eq!(o.summary.completed, 5);
     let hosts: Vec<_> = o.peers.iter().filter(|p| p.role == Role::Host).collect();
@@ -130,6 +133,8 @@ fn traced_flow_waits_match_the_queue() {
         "every packet that waited arrived"
     );
     assert!(num(14) > 10.0 && num(15) > 0.0, "{flow0:?}");
+    // The jitter's mean over the flow is positive too.
+    assert!(num(16) > 0.0, "{flow0:?}");
     // Packets dropped at the full queue never wait: fewer than 1000 rows.
     assert!((500..1000).contains(&shared.len()), "{}", shared.len());
     assert_eq!(shared[0], 0.0);
@@ -208,4 +213,58 @@ fn one_link_traces_several_flows() {
         "flow1 waits behind flow0"
     );
     assert!(!rows("seeder.up", "peer:seeder").is_empty());
+    // traced_flows.csv splits the shared link's drops by flow: each flow
+    // offered 1000 packets, waited as often as it was forwarded, and the
+    // two flows' drops add up to the link's (nothing else crosses it).
+    let counts = &o.csv.iter().find(|c| c.0 == "traced_flows.csv").unwrap().1;
+    let count = |link: &str, flow: &str| -> Vec<f64> {
+        let row = counts
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').collect::<Vec<_>>())
+            .find(|f| f[1] == link && f[2] == flow)
+            .unwrap();
+        row[3..].iter().map(|x| x.parse().unwrap()).collect()
+    };
+    let (c0, c1) = (count("video[0].up", "flow0"), count("video[0].up", "flow1"));
+    assert_eq!((c0[0], c1[0]), (1000.0, 1000.0));
+    assert_eq!(c0[0] - c0[1], f0.len() as f64);
+    assert_eq!(c1[0] - c1[1], f1.len() as f64);
+    let stats = &o.csv.iter().find(|c| c.0 == "link_stats.csv").unwrap().1;
+    let link_drops: f64 = stats
+        .lines()
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|f| f[1] == "video[0].up")
+        .unwrap()[5]
+        .parse()
+        .unwrap();
+    assert!(c1[1] > 0.0, "the later flow loses packets: {counts}");
+    assert_eq!(c0[1] + c1[1], link_drops);
+    // The mean wait agrees with the per-packet waits.
+    let mean1 = f1.iter().sum::<f64>() / f1.len() as f64;
+    assert!((c1[4] - mean1).abs() < 0.01, "{} against {mean1}", c1[4]);
+    assert_eq!(count("seeder.up", "peer:seeder")[1], 0.0);
+}
+
+#[test]
+fn a_scenario_of_hosts_alone_runs_its_flows() {
+    // Seed paper 003's baseline: the video with no P2P client at all. No
+    // seeder, no leecher; the run lasts its duration and the flow arrives
+    // whole (400 packets of 1000 B at 800 kbit/s over 4 s).
+    let text = "name = \"video-alone\"\nduration = \"6s\"\nstop_when_done = false\n\
+                [content]\nsize = \"1MB\"\n\
+                [network]\ngroups = [\"all\"]\ndelay = [[\"5ms\"]]\n\
+                [classes.home]\nup = \"1Mbit/s\"\ndown = \"8Mbit/s\"\nqueue = \"200ms\"\n\
+                [[peers]]\nname = \"h\"\ncount = 2\nclass = \"home\"\nrole = \"host\"\n\
+                [[flows]]\nkind = \"cbr\"\nfrom = \"h[0]\"\nto = \"h[1]\"\nrate = \"800kbit/s\"\n\
+                packet_size = \"1000B\"\nstart = \"1s\"\nstop = \"5s\"\n";
+    let o = run(text, "x", None, None, |_| {}).unwrap();
+    assert!(
+        (o.summary.virtual_s - 6.0).abs() < 1e-9,
+        "{}",
+        o.summary.virtual_s
+    );
+    let flows = &o.csv.iter().find(|c| c.0 == "flows.csv").unwrap().1;
+    let f: Vec<&str> = flows.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!((f[8], f[9]), ("400", "0"), "{flows}");
 }

@@ -42,6 +42,7 @@ fn run_writes_the_results_folder_and_checks_determinism() {
         "stalls.csv",
         "links.csv",
         "waits.csv",
+        "traced_flows.csv",
         "link_stats.csv",
         "progress.csv",
         "flows.csv",

@@ -129,6 +129,30 @@ pub struct WaitSample {
     pub wait_us: u64,
 }
 
+/// What became of one traced flow's packets at a link: seed paper 003
+/// counts the drops of a video call's packets and of BitTorrent's apart at
+/// the one router queue they share (its Figs. 2c, 3c, 4b).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowCounts {
+    /// Packets of the flow offered to the link.
+    pub packets_in: u64,
+    /// Of these, dropped because the queue was full.
+    pub drops_queue: u64,
+    /// Of these, lost at random.
+    pub drops_loss: u64,
+    /// Sum of the forwarded packets' waits before transmission, µs (every
+    /// packet, also past the samples' bound).
+    pub sum_wait_us: u64,
+}
+
+/// One traced flow at a link: its counters and its per-packet waits.
+#[derive(Debug)]
+struct Trace {
+    flow: FlowId,
+    counts: FlowCounts,
+    waits: Vec<WaitSample>,
+}
+
 /// What became of a packet offered to a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Offer {
@@ -161,7 +185,7 @@ pub struct Link {
     /// Waiting time of each packet of the traced flows (bounded per
     /// flow): a router's queue is shared, and seed paper 003 compares the
     /// waits of a video call's packets with BitTorrent's at the same one.
-    traces: Vec<(FlowId, Vec<WaitSample>)>,
+    traces: Vec<Trace>,
 }
 
 /// Most samples one link keeps; later ones are only counted.
@@ -214,17 +238,27 @@ impl Link {
     /// Keep the waiting time of every packet of `flow` (besides any flow
     /// traced before).
     pub fn trace_flow(&mut self, flow: FlowId) {
-        if !self.traces.iter().any(|(f, _)| *f == flow) {
-            self.traces.push((flow, Vec::new()));
+        if !self.traces.iter().any(|t| t.flow == flow) {
+            self.traces.push(Trace {
+                flow,
+                counts: FlowCounts::default(),
+                waits: Vec::new(),
+            });
         }
     }
 
     /// The waiting times of `flow`'s packets, if traced.
     pub fn flow_waits(&self, flow: FlowId) -> Option<&[WaitSample]> {
-        self.traces
-            .iter()
-            .find(|(f, _)| *f == flow)
-            .map(|(_, v)| v.as_slice())
+        self.trace(flow).map(|t| t.waits.as_slice())
+    }
+
+    /// The counters of `flow`'s packets, if traced.
+    pub fn flow_counts(&self, flow: FlowId) -> Option<FlowCounts> {
+        self.trace(flow).map(|t| t.counts)
+    }
+
+    fn trace(&self, flow: FlowId) -> Option<&Trace> {
+        self.traces.iter().find(|t| t.flow == flow)
     }
 
     /// Bytes queued at `now` (the packet in transmission counts whole).
@@ -263,8 +297,17 @@ impl Link {
     pub fn offer(&mut self, now: Instant, size: u32, flow: FlowId) -> Offer {
         self.stats.packets_in += 1;
         self.stats.bytes_in += u64::from(size);
+        // Untraced flows (the usual case) find no trace and cost one scan
+        // of an empty or short list.
+        let trace = self.traces.iter().position(|t| t.flow == flow);
+        if let Some(k) = trace {
+            self.traces[k].counts.packets_in += 1;
+        }
         if self.loss.next_lost(&mut self.rng) {
             self.stats.drops_loss += 1;
+            if let Some(k) = trace {
+                self.traces[k].counts.drops_loss += 1;
+            }
             return Offer::Lost;
         }
         let mut end_us = now.as_micros();
@@ -275,6 +318,9 @@ impl Link {
             if self.backlog + u64::from(size) > self.limit || self.queue.len() >= self.limit_packets
             {
                 self.stats.drops_queue += 1;
+                if let Some(k) = trace {
+                    self.traces[k].counts.drops_queue += 1;
+                }
                 return Offer::QueueDrop;
             }
             let start = self.busy_until.max(now_bn);
@@ -284,9 +330,10 @@ impl Link {
             self.backlog += u64::from(size);
             let wait_us = u64::try_from((start - now_bn) / c / 1000).unwrap_or(u64::MAX);
             self.stats.sum_wait_us += wait_us;
-            if let Some((_, v)) = self.traces.iter_mut().find(|(f, _)| *f == flow) {
-                if v.len() < MAX_SAMPLES {
-                    v.push(WaitSample {
+            if let Some(t) = trace.map(|k| &mut self.traces[k]) {
+                t.counts.sum_wait_us += wait_us;
+                if t.waits.len() < MAX_SAMPLES {
+                    t.waits.push(WaitSample {
                         at_us: now.as_micros(),
                         wait_us,
                     });

@@ -216,3 +216,50 @@ fn random_loss_on_entry() {
     assert!((lost - 2000.0).abs() < 5.0 * sd, "lost {lost}");
     assert_eq!(l.stats().packets_out + l.stats().drops_loss, n);
 }
+
+#[test]
+fn traced_flows_count_their_own_drops_and_waits() {
+    // A 3-packet queue shared by a traced "video" flow (1), a traced
+    // "bulk" flow (2) and an untraced one (3), every packet at t = 0.
+    let mut l = link(LinkConfig::new(
+        Some(8 * MBIT),
+        QueueLimit::Packets(3),
+        Duration::ZERO,
+    ));
+    l.trace_flow(FlowId(1));
+    l.trace_flow(FlowId(2));
+    for flow in [2, 2, 1, 1, 3, 2] {
+        l.offer(at(0), 1000, FlowId(flow));
+    }
+    // The first three are queued (waits 0, 1000 and 2000 µs), the rest
+    // dropped: one of flow 1's, one of flow 2's and flow 3's.
+    let video = l.flow_counts(FlowId(1)).unwrap();
+    let bulk = l.flow_counts(FlowId(2)).unwrap();
+    assert_eq!(
+        (video.packets_in, video.drops_queue, video.sum_wait_us),
+        (2, 1, 2000)
+    );
+    assert_eq!(
+        (bulk.packets_in, bulk.drops_queue, bulk.sum_wait_us),
+        (3, 1, 1000)
+    );
+    assert_eq!(l.stats().drops_queue, 3);
+    assert_eq!(l.flow_counts(FlowId(3)), None);
+    assert_eq!(l.flow_waits(FlowId(1)).unwrap().len(), 1);
+}
+
+#[test]
+fn traced_flows_count_random_losses() {
+    let mut cfg = LinkConfig::new(Some(8 * MBIT), QueueLimit::Unlimited, Duration::ZERO);
+    cfg.loss = LossModel::Bernoulli { p: 0.1 };
+    let mut l = link(cfg);
+    l.trace_flow(FlowId(1));
+    for k in 0..2000u32 {
+        l.offer(at(u64::from(k) * 1000), 1000, FlowId(1 + k % 2));
+    }
+    let c = l.flow_counts(FlowId(1)).unwrap();
+    assert_eq!(c.packets_in, 1000);
+    assert!(c.drops_loss > 50 && c.drops_loss < 150, "{c:?}");
+    assert!(c.drops_loss < l.stats().drops_loss);
+    assert_eq!(c.drops_queue, 0);
+}

@@ -213,7 +213,11 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
         }
     }
     let mut names = std::collections::BTreeSet::new();
-    let mut seeders = 0;
+    // The swarms (protocol, `swarm` name) that have a seeder, and those
+    // that have leechers: every swarm a leecher joins needs a seeder. A
+    // scenario of plain hosts and cross traffic needs none.
+    let mut seeded = std::collections::BTreeSet::new();
+    let mut leeching = std::collections::BTreeMap::new();
     for group in &s.peers {
         let span = Some(group.span());
         let g = group.get_ref();
@@ -298,8 +302,17 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
                 }
             }
         }
-        if g.role == Role::Seeder {
-            seeders += g.count;
+        let swarm = (g.bittorrent.is_some(), g.swarm.clone());
+        match g.role {
+            Role::Seeder if g.count > 0 => {
+                seeded.insert(swarm);
+            }
+            Role::Leecher if g.count > 0 => {
+                leeching
+                    .entry(swarm)
+                    .or_insert((span.clone(), g.name.clone()));
+            }
+            _ => {}
         }
         if let Some(bt) = &g.bittorrent {
             bittorrent::check(s, g, bt).map_err(|(m, h)| err(span.clone(), m, h))?;
@@ -307,11 +320,31 @@ fn check(s: &Scenario, text: &str, file: &str) -> Result<(), ScenarioError> {
         check_arrival(g).map_err(|(m, h)| err(span.clone(), m, h))?;
         check_departure(g).map_err(|(m, h)| err(span.clone(), m, h))?;
     }
-    if seeders == 0 {
+    for (swarm, (span, name)) in &leeching {
+        if seeded.contains(swarm) {
+            continue;
+        }
+        let protocol = if swarm.0 { "BitTorrent" } else { "ppspp" };
+        let message = match &swarm.1 {
+            _ if seeded.is_empty() => "no seeder: nobody has the content".into(),
+            None => format!(
+                "no seeder in peer group '{name}''s swarm (the scenario's, {protocol}): \
+                 nobody there has the content"
+            ),
+            Some(w) => format!(
+                "no seeder in swarm '{w}' ({protocol}) of peer group '{name}': \
+                 nobody there has the content"
+            ),
+        };
+        let at = if seeded.is_empty() {
+            None
+        } else {
+            span.clone()
+        };
         return Err(err(
-            None,
-            "no seeder: nobody has the content".into(),
-            "add a [[peers]] group with role = \"seeder\"",
+            at,
+            message,
+            "add a [[peers]] group with role = \"seeder\" (and the same `swarm` and protocol)",
         ));
     }
     for (name, site) in &s.sites {

@@ -335,3 +335,41 @@ fn policies_are_chosen_by_name_and_unknown_names_refused() {
     assert_eq!(g.get_ref().upload_scheduling(), Ok(UploadScheduling::Wfq));
     assert_eq!(g.get_ref().choking, Choking::UnchokeAll);
 }
+
+#[test]
+fn every_swarm_with_leechers_needs_a_seeder() {
+    // A second swarm of leechers with nobody to fetch from would never
+    // finish: refused, naming the swarm and the group.
+    let second = "\n[[peers]]\nname = \"lonely\"\ncount = 2\nclass = \"home-near\"\n\
+                  role = \"leecher\"\nswarm = \"b\"\n";
+    let e = err_of(&(DEFAULT_TEXT.to_owned() + second));
+    assert!(e.message.contains("swarm 'b'"), "{e}");
+    assert!(e.message.contains("'lonely'"), "{e}");
+    assert!(e.line.is_some(), "{e}");
+    // With a seeder of its own it is accepted.
+    let seeded = second.to_owned()
+        + "\n[[peers]]\nname = \"seed-b\"\nclass = \"home-near\"\nrole = \"seeder\"\nswarm = \"b\"\n";
+    parse(&(DEFAULT_TEXT.to_owned() + &seeded), "t.toml").unwrap();
+    // A BitTorrent seeder does not seed the ppspp swarm of the same name.
+    let bt = second.to_owned()
+        + "\n[[peers]]\nname = \"seed-b\"\nclass = \"home-near\"\nrole = \"seeder\"\nswarm = \"b\"\n\
+           bittorrent = {}\n";
+    let e = err_of(&(DEFAULT_TEXT.to_owned() + &bt));
+    assert!(e.message.contains("swarm 'b' (ppspp)"), "{e}");
+}
+
+#[test]
+fn hosts_and_cross_traffic_need_no_seeder() {
+    let text = "name = \"hosts\"\nduration = \"5s\"\n[content]\nsize = \"1MB\"\n\
+                [network]\ngroups = [\"all\"]\ndelay = [[\"5ms\"]]\n\
+                [classes.home]\nup = \"1Mbit/s\"\ndown = \"1Mbit/s\"\n\
+                [[peers]]\nname = \"h\"\ncount = 2\nclass = \"home\"\nrole = \"host\"\n\
+                [[flows]]\nkind = \"cbr\"\nfrom = \"h[0]\"\nto = \"h[1]\"\nrate = \"8kbit/s\"\n";
+    parse(text, "t.toml").unwrap();
+    // Leechers alone are still refused, as before.
+    let e = err_of(&text.replace("role = \"host\"", "role = \"leecher\""));
+    assert!(
+        e.message.contains("no seeder: nobody has the content"),
+        "{e}"
+    );
+}

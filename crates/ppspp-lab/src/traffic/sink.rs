@@ -82,6 +82,13 @@ pub struct FlowStats {
     /// RFC 3550 §6.4.1 interarrival jitter, in µs: a running mean of the
     /// change in one-way delay between consecutive probes, gain 1/16.
     pub jitter_us: f64,
+    /// Sum of [`FlowStats::jitter_us`] after each probe that updated it: a
+    /// receiver reports the running value (RTCP, RFC 3550 §6.4.1), and its
+    /// last value says only how the flow ended, so a run is summarised by
+    /// the mean of what it would have reported ([`FlowStats::jitter_mean_us`]).
+    pub jitter_sum_us: f64,
+    /// How many probes updated the jitter.
+    pub jitter_updates: u64,
     /// Probes that arrived with a lower sequence number than one before.
     pub reordered: u64,
     /// Highest probe sequence number seen.
@@ -101,6 +108,12 @@ impl FlowStats {
     pub fn lost(&self) -> u64 {
         self.highest_seq
             .map_or(0, |h| (h + 1).saturating_sub(self.packets))
+    }
+
+    /// The mean of the running RFC 3550 jitter over the flow's probes, µs
+    /// (None before two probes arrived).
+    pub fn jitter_mean_us(&self) -> Option<f64> {
+        (self.jitter_updates > 0).then(|| self.jitter_sum_us / self.jitter_updates as f64)
     }
 
     /// Mean received rate in bits/s between the first and last arrival.
@@ -175,6 +188,8 @@ impl Agent for UdpSink {
             if let Some(prev) = s.last_transit {
                 let d = transit.abs_diff(prev) as f64;
                 s.jitter_us += (d - s.jitter_us) / 16.0;
+                s.jitter_sum_us += s.jitter_us;
+                s.jitter_updates += 1;
             }
             s.last_transit = Some(transit);
             match s.highest_seq {
@@ -251,12 +266,20 @@ mod tests {
         let j = 20_000.0 / 16.0;
         let j = j + (10_000.0 - j) / 16.0;
         assert!((f.jitter_us - j).abs() < 1e-9);
+        // Its mean over the two updates.
+        let mean = (20_000.0 / 16.0 + j) / 2.0;
+        assert!((f.jitter_mean_us().unwrap() - mean).abs() < 1e-9);
         // 1500 bytes over the 30 ms between first and last arrival.
         assert!((f.rate_bps().unwrap() - 400_000.0).abs() < 1e-6);
         let g = sink.flow(FlowId(2)).unwrap();
         assert_eq!(
-            (g.packets, g.inter_arrival.count, g.rate_bps()),
-            (1, 0, None)
+            (
+                g.packets,
+                g.inter_arrival.count,
+                g.rate_bps(),
+                g.jitter_mean_us()
+            ),
+            (1, 0, None, None)
         );
         assert_eq!(sink.flow(FlowId(3)), None);
     }
