@@ -37,18 +37,19 @@ class Plot:
             self.groups.append(group)
         return COLOURS[self.groups.index(group) % len(COLOURS)]
 
-    def line(self, pts, name, group=None):
+    def line(self, pts, name, group=None, dash=False, marks=False):
         """A polyline; lines of one group share a colour, the one with a
-        name is in the legend."""
+        name is in the legend. `dash` draws it dashed, `marks` puts a dot
+        on every point (a curve over a few swept values)."""
         group = group if group is not None else name
-        self.lines.append((pts, name, self._colour(group)))
+        self.lines.append((pts, name, self._colour(group), dash, marks))
 
     def point(self, x, y, name):
         self.points.append((x, y, name, self._colour(name)))
 
     def save(self, path):
-        xs = [p[0] for pts, _, _ in self.lines for p in pts] + [p[0] for p in self.points]
-        ys = [p[1] for pts, _, _ in self.lines for p in pts] + [p[1] for p in self.points]
+        xs = [p[0] for pts, *_ in self.lines for p in pts] + [p[0] for p in self.points]
+        ys = [p[1] for pts, *_ in self.lines for p in pts] + [p[1] for p in self.points]
         if self.logy:
             ys = [y for y in ys if y > 0]
         if not xs or not ys:
@@ -89,19 +90,26 @@ class Plot:
         out.append(f'<text x="{L + pw / 2}" y="{H - 12}" text-anchor="middle">{esc(self.xlabel)}</text>')
         out.append(f'<text x="16" y="{T + ph / 2}" text-anchor="middle" transform="rotate(-90 16 {T + ph / 2})">{esc(self.ylabel)}</text>')
         legend = []
-        for pts, name, colour in self.lines:
+        for pts, name, colour, dash, marks in self.lines:
             pts = [(x, y) for x, y in pts if not self.logy or y > 0]
+            style = ' stroke-dasharray="6 4"' if dash else ""
             if pts:
                 coords = " ".join(f"{sx(x):.1f},{sy(y):.1f}" for x, y in pts)
-                out.append(f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="1.5"/>')
+                out.append(f'<polyline points="{coords}" fill="none" stroke="{colour}" stroke-width="1.5"{style}/>')
+            if marks:
+                out.extend(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3" fill="{colour}"/>' for x, y in pts)
             if name:
-                legend.append((name, colour))
+                legend.append((name, colour, style))
         for x, y, name, colour in self.points:
             out.append(f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="4" fill="{colour}"/>')
-            legend.append((name, colour))
-        for k, (name, colour) in enumerate(legend):
+            legend.append((name, colour, None))
+        for k, (name, colour, style) in enumerate(legend):
             y = T + 10 + 18 * k
-            out.append(f'<rect x="{W - R + 12}" y="{y - 8}" width="12" height="8" fill="{colour}"/>')
+            if style is None:
+                out.append(f'<rect x="{W - R + 12}" y="{y - 8}" width="12" height="8" fill="{colour}"/>')
+            else:
+                out.append(f'<line x1="{W - R + 8}" y1="{y - 4}" x2="{W - R + 26}" y2="{y - 4}" stroke="{colour}" '
+                           f'stroke-width="2"{style}/>')
             out.append(f'<text x="{W - R + 30}" y="{y}">{esc(name)}</text>')
         out.append("</svg>")
         with open(path, "w") as f:
