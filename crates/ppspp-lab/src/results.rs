@@ -245,7 +245,7 @@ pub fn peers_csv(peers: &[PeerResult]) -> String {
     let mut s = String::from(
         "id,group,role,join_s,leave_s,complete_s,download_s,bytes_down,\
          bytes_down_from_seeders,bytes_down_from_peers,bytes_up,chunks_rejected,\
-         startup_s,stalls,stall_s,continuity,seeks,seek_waits,seek_wait_s\n",
+         startup_s,stalls,stall_s,continuity,seeks,seek_waits,seek_wait_s,startup_bytes_s\n",
     );
     for p in peers {
         let role = match p.role {
@@ -271,7 +271,7 @@ pub fn peers_csv(peers: &[PeerResult]) -> String {
         );
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
             p.id,
             p.group,
             role,
@@ -284,7 +284,8 @@ pub fn peers_csv(peers: &[PeerResult]) -> String {
             p.bytes_down_from_peers,
             p.bytes_up,
             p.chunks_rejected,
-            play
+            play,
+            opt(p.startup_bytes_s)
         );
     }
     s

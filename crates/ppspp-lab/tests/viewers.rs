@@ -56,11 +56,13 @@ fn viewers_report_startup_stalls_and_continuity() {
             .1;
         let header = peers_csv.lines().next().unwrap();
         assert!(
-            header.ends_with("startup_s,stalls,stall_s,continuity,seeks,seek_waits,seek_wait_s"),
+            header.ends_with(
+                "startup_s,stalls,stall_s,continuity,seeks,seek_waits,seek_wait_s,startup_bytes_s"
+            ),
             "{header}"
         );
         let seeder_row = peers_csv.lines().nth(1).unwrap();
-        assert!(seeder_row.ends_with(",,,,,,"), "{seeder_row}");
+        assert!(seeder_row.ends_with(",,,,,,,"), "{seeder_row}");
     }
 }
 

@@ -303,6 +303,7 @@ mod tests {
             join_s: Some(0.0),
             leave_s: None,
             complete_s: None,
+            startup_bytes_s: None,
             bytes_down: 0,
             bytes_down_from_seeders: 0,
             bytes_down_from_peers: 0,

@@ -632,6 +632,13 @@ pub struct Record {
     /// `waits.csv`); one flow per link.
     #[serde(default)]
     pub waits: Vec<Spanned<WaitSpec>>,
+    /// A start-up size: each leecher's time from joining until it held
+    /// this many bytes (`startup_bytes_s` in `peers.csv`) — a ppspp peer
+    /// from the start of the content on, in order, a BitTorrent peer
+    /// anywhere in it, as seed paper 000 §IV-B counts its 11.4 MB
+    /// (`"11.4MB"`; capped at the content's size).
+    #[serde(default)]
+    pub startup_bytes: Option<Bytes>,
 }
 
 /// One flow's per-packet queueing delays at one link.
@@ -654,6 +661,7 @@ impl Default for Record {
             rates: Vec::new(),
             interval: default_interval(),
             waits: Vec::new(),
+            startup_bytes: None,
         }
     }
 }

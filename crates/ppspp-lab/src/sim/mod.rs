@@ -109,6 +109,17 @@ pub struct Simulation {
     rates: Vec<RateSample>,
 }
 
+/// `record.startup_bytes` as the partitions check it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Startup {
+    /// The bytes (capped at the content's size).
+    pub bytes: u64,
+    /// The chunks a ppspp peer needs in order: the bytes, rounded up.
+    pub chunks: u64,
+    /// The content's size, to count a BitTorrent peer's pieces in bytes.
+    pub content_bytes: u64,
+}
+
 /// A peer's results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PeerResult {
@@ -124,6 +135,8 @@ pub struct PeerResult {
     pub leave_s: Option<f64>,
     /// Virtual seconds.
     pub complete_s: Option<f64>,
+    /// Seconds from joining until it held `record.startup_bytes`.
+    pub startup_bytes_s: Option<f64>,
     /// Verified payload bytes received.
     pub bytes_down: u64,
     /// ... of which from seeders.
@@ -183,6 +196,18 @@ impl Simulation {
                 (None, Some(stream))
             }
         };
+        let startup = match (&content, scenario.record.startup_bytes) {
+            (Some(c), Some(b)) => {
+                let total = scenario.content.size.0;
+                let bytes = b.0.min(total);
+                Some(Startup {
+                    bytes,
+                    chunks: bytes.div_ceil(cs.bytes_u64()).min(c.chunk_count()),
+                    content_bytes: total,
+                })
+            }
+            _ => None,
+        };
         let notice = scenario.swarm.tracker_notice.0;
         let lookahead = net.lookahead();
         let splittable = scenario.sites.is_empty()
@@ -211,7 +236,9 @@ impl Simulation {
                     part: k as u32,
                     parts: parts as u32,
                 };
-                Partition::new(layout, net, &plans, seed)
+                let mut p = Partition::new(layout, net, &plans, seed);
+                p.startup = startup;
+                p
             })
             .collect();
         let pool = if parts > 1 {
@@ -581,6 +608,10 @@ impl Simulation {
                     join_s: secs(p.joined),
                     leave_s: secs(p.left),
                     complete_s: secs(p.completed),
+                    startup_bytes_s: p
+                        .started
+                        .zip(p.joined)
+                        .map(|(s, j)| s.saturating_since(j).as_secs_f64()),
                     bytes_down,
                     bytes_down_from_seeders: from_seeders,
                     bytes_down_from_peers: bytes_down - from_seeders,

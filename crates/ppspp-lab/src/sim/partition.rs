@@ -19,6 +19,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 use std::time::Duration;
 
+use ppspp_core::chunk::ChunkRange;
 use ppspp_core::pick;
 use ppspp_core::play::Bitrate;
 use ppspp_core::proto::{Endpoint, EndpointConfig, Event, SwarmSetup};
@@ -124,6 +125,8 @@ pub struct Partition {
     /// Datagram buffers of delivered packets, reused for the next sends so
     /// that a packet costs no allocation.
     spare: Vec<Vec<u8>>,
+    /// The start-up size to time leechers against, if recorded.
+    pub startup: Option<super::Startup>,
 }
 
 impl Partition {
@@ -154,6 +157,7 @@ impl Partition {
             departed: Vec::new(),
             buf: vec![0u8; 65_536],
             spare: Vec::new(),
+            startup: None,
         };
         for (i, plan) in plans.iter().enumerate() {
             let host = HostId(i as u32);
@@ -377,6 +381,15 @@ impl Partition {
         while let Some(e) = ep.poll_event() {
             log::event(&e);
             completed |= matches!(e, Event::Complete { .. });
+        }
+        if let (Some(st), Some(s), None) = (&self.startup, peer.swarm, peer.started) {
+            // In order from the start: what a player needs to begin.
+            let prefix = ChunkRange::new(0u64, st.chunks.saturating_sub(1));
+            if peer.plan.role == Role::Leecher
+                && prefix.is_some_and(|r| ep.have(s).is_some_and(|h| h.is_filled(r)))
+            {
+                peer.started = Some(now);
+            }
         }
         let mut next = ep.poll_timeout(now);
         if let (Some(v), Some(s)) = (peer.viewer.as_mut(), peer.swarm) {

@@ -103,6 +103,17 @@ impl Partition {
         }
         let next = bt.poll_timeout();
         let done = bt.completed_at().is_some();
+        let (have, pieces) = bt.progress();
+        let peer = &mut self.peers[k];
+        if let (Some(st), None) = (&self.startup, peer.started) {
+            // Anywhere in the content: pieces held × the piece's share of it.
+            if peer.plan.role == Role::Leecher
+                && pieces > 0
+                && u64::from(have) * st.content_bytes >= st.bytes * u64::from(pieces)
+            {
+                peer.started = Some(now);
+            }
+        }
         self.set_timer(i, next);
         if done {
             self.mark_completed(i);

@@ -56,6 +56,8 @@ pub struct Peer {
     pub left: Option<Instant>,
     /// When its download completed.
     pub completed: Option<Instant>,
+    /// When it first held `record.startup_bytes` (see [`super::Startup`]).
+    pub started: Option<Instant>,
     /// Its swarm's counters, taken when it left (or at the end).
     pub stats: Option<SwarmStats>,
     /// The messages its endpoint sent, by type, taken with `stats`.
@@ -95,6 +97,7 @@ impl Peer {
             joined: None,
             left: None,
             completed: None,
+            started: None,
             stats: None,
             sent: MessageTally::default(),
             dropped: DropCounts::default(),
