@@ -12,7 +12,8 @@ FIGURE is one of
          queueing delay of BitTorrent's and the video's packets at the
          router, (c) their drops, (d) aggregate download, (e) the video's
          inter-arrival time at the receiver
-  fig3   1 client, 4-20 unchoke slots: (a)-(d) as fig2
+  fig3   1 client with 4-20 unchoke slots (the remote peers keep 4):
+         (a)-(d) as fig2
   fig4   1 client, router queue 25-200 packets: (a) upload, (b) drops
   p2p    our addition (issue 26): the video next to 1, 3 and 5 local P2P
          clients of four kinds, BitTorrent over TCP (the paper's), over
@@ -40,7 +41,7 @@ The model (the paper's Table 1 and Fig. 1b):
   core beyond it at `--path-delay`;
 - each local client in a swarm of its own (`swarm = "sN"`) with 30
   remote peers, one of them the initial seed; 100 MB, 256 KB pieces,
-  16 KB blocks, 4 unchoke slots (fig3 sweeps them), TCP NewReno with
+  16 KB blocks, 4 unchoke slots (fig3 sweeps the local client's), TCP NewReno with
   delayed ACKs and a `--tcp-window` receive window; everyone stays until
   all have finished (the run ends then);
 - the video: one more local host sends CBR UDP to a remote host, 750 kb/s
@@ -91,6 +92,10 @@ APPS = {
 }
 
 
+# The remote peers' unchoke slots (the paper's default, Table 1).
+REMOTE_SLOTS = 4
+
+
 def group_keys(app, slots, tcp_window):
     """The TOML keys of one P2P group of `app`."""
     if app in ("bt-tcp", "bt-utp"):
@@ -107,7 +112,10 @@ def scenario(c):
     """The scenario text of case `c` (a dict: app, clients, video, slots,
     queue, window, delay, name)."""
     n, video = c["clients"], c["video"]
-    keys = group_keys(c["app"], c["slots"], c["window"])
+    # The local client has `slots` upload slots (fig3 sweeps its "upload
+    # connections"); the remote peers keep the paper's default of 4.
+    local_keys = group_keys(c["app"], c["slots"], c["window"])
+    remote_keys = group_keys(c["app"], REMOTE_SLOTS, c["window"])
     # With no client the run is the video alone, for a fixed time.
     stop = "true" if n else "false"
     duration = "4000s" if n else "300s"
@@ -150,8 +158,9 @@ delay = "1ms"
 delay_max = "50ms"
 ''']
     for i in range(n):
-        for name, count, cls, role in [(f"seed{i}", 1, "remote", "seeder"), (f"remote{i}", 29, "remote", "leecher"),
-                                       (f"local{i}", 1, "local", "leecher")]:
+        for name, count, cls, role, keys in [(f"seed{i}", 1, "remote", "seeder", remote_keys),
+                                             (f"remote{i}", 29, "remote", "leecher", remote_keys),
+                                             (f"local{i}", 1, "local", "leecher", local_keys)]:
             out.append(f'''
 [[peers]]
 name = "{name}"
