@@ -72,7 +72,6 @@ kb/s; the paper: ~900 up and ~2000 down for 1 client, a 1200 up plateau):
 import argparse
 import csv
 import json
-import math
 import os
 import statistics
 import sys
@@ -207,10 +206,13 @@ def load(folder):
         summary = json.load(f)
     virtual = summary["virtual_s"]
 
+    def forwarded(t):
+        return int(t["packets_in"]) - int(t["drops_queue"]) - int(t["drops_loss"])
+
     def wait(ts):
-        fwd = sum(int(t["packets_in"]) - int(t["drops_queue"]) - int(t["drops_loss"]) for t in ts)
-        return sum(float(t["mean_wait_ms"]) * (int(t["packets_in"]) - int(t["drops_queue"]) - int(t["drops_loss"]))
-                   for t in ts) / fwd if fwd else None
+        """The mean wait over the flows' forwarded packets."""
+        fwd = sum(forwarded(t) for t in ts)
+        return sum(float(t["mean_wait_ms"]) * forwarded(t) for t in ts) / fwd if fwd else None
 
     def drops(ts):
         n = sum(int(t["packets_in"]) for t in ts)
@@ -350,7 +352,7 @@ def figure(fig, args, results):
         for c in results:
             for key in keys:
                 m, _ = stats(c["runs"], key)
-                if m is None or (isinstance(m, float) and math.isnan(m)):
+                if m is None:
                     continue
                 who = APPS[c["app"]] if fig == "p2p" else names[key]
                 series.setdefault((who, c["video"]), []).append((c["x"], m))
