@@ -173,6 +173,9 @@ pub struct EndpointStats {
     /// private to a network the answering peer is not in (see
     /// `proto::address`).
     pub pex_addresses_refused: u64,
+    /// Peer addresses named in refusals of a full swarm's handshakes
+    /// (`proto/endpoint/refusal.rs`).
+    pub refusal_addresses: u64,
     /// Times a channel was asked for a datagram: the endpoint's work per
     /// input, which the schedule keeps independent of the channel count.
     pub channel_polls: u64,

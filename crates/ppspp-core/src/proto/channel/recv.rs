@@ -52,6 +52,9 @@ impl Channel {
                 out.malformed += 1;
                 break;
             };
+            if self.close.is_some() && !matches!(m, Message::PexResV4(_) | Message::PexResV6(_)) {
+                break;
+            }
             match m {
                 Message::Handshake { source, options } => {
                     self.on_handshake(swarm, ctx, source, &options)
@@ -134,7 +137,10 @@ impl Channel {
                 // Certificate PEX is not spoken here.
                 _ => {}
             }
-            if self.close.is_some() {
+            // A refusal of a full swarm names some of its peers after the
+            // closing HANDSHAKE (`endpoint/refusal.rs`): only those are
+            // read once the channel closes.
+            if self.close.is_some() && self.close != Some(CloseReason::Refused) {
                 break;
             }
         }

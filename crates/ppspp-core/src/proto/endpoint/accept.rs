@@ -3,7 +3,8 @@
 
 use std::net::SocketAddr;
 
-use super::{Endpoint, MAX_PENDING_REFUSALS};
+use super::refusal::reads_pex;
+use super::Endpoint;
 use crate::proto::channel::{Channel, Opening, State};
 use crate::proto::event::{CloseReason, DropReason};
 use crate::proto::SwarmHandle;
@@ -43,7 +44,7 @@ impl Endpoint {
             return;
         }
         let Some(handle) = handle else {
-            self.refuse(from, source, data.len());
+            self.refuse(from, source, data.len(), None);
             return;
         };
         let Some(swarm) = self.swarm(handle) else {
@@ -56,14 +57,20 @@ impl Endpoint {
         // its address (`make_room.rs`); until then it waits half-open.
         let full =
             open >= self.config.max_peers_per_swarm && self.room_victim(handle, now).is_none();
-        let (Ok(offer), false, false) = (offer, shut, full) else {
-            self.refuse(from, source, data.len());
+        // Refused for want of room only, it hears of some of our peers.
+        let names = reads_pex(&options).then_some(handle);
+        let (Ok(offer), false) = (offer, shut) else {
+            self.refuse(from, source, data.len(), None);
             return;
         };
+        if full {
+            self.refuse(from, source, data.len(), names);
+            return;
+        }
         let no_room = half_open >= self.config.max_half_open_per_swarm
             && !self.evict_oldest_half_open(handle, now);
         if no_room || self.channels.len() >= self.config.max_channels {
-            self.refuse(from, source, data.len());
+            self.refuse(from, source, data.len(), names);
             return;
         }
         let Some(swarm) = self.swarm(handle) else {
@@ -131,14 +138,5 @@ impl Endpoint {
         self.stats.own_address_handshakes += 1;
         self.wake(source);
         true
-    }
-
-    pub(super) fn refuse(&mut self, to: SocketAddr, channel: ChannelId, received: usize) {
-        super::trace::refused(to);
-        self.stats.count_drop(DropReason::Refused);
-        // A refusal is 12 bytes: never more than the handshake it answers.
-        if received >= 12 && self.refusals.len() < MAX_PENDING_REFUSALS {
-            self.refusals.push_back((to, channel));
-        }
     }
 }

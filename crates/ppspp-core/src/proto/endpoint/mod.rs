@@ -37,6 +37,7 @@ mod make_room;
 mod progress;
 mod queries;
 mod reap;
+mod refusal;
 mod swarms;
 mod timers;
 mod trace;
@@ -85,7 +86,7 @@ pub struct Endpoint {
     cursor: ChannelId,
     turns: Box<dyn UploadTurns>,
     choke: Box<dyn Choke>,
-    refusals: VecDeque<(SocketAddr, ChannelId)>,
+    refusals: VecDeque<refusal::Refusal>,
     stats: EndpointStats,
     /// Addresses at which we reach ourselves: never connected to.
     own_addresses: BTreeSet<SocketAddr>,

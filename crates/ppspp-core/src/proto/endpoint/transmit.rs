@@ -3,30 +3,13 @@
 
 use super::{Endpoint, Transmit};
 use crate::time::Instant;
-use crate::wire::{
-    ChannelId, DatagramWriter, HandshakeOptions, Message, SwarmParams, PPSPP_VERSION,
-};
 
 impl Endpoint {
     /// The next datagram: a refusal, else one from the next due channel
     /// that has something to send.
     pub(super) fn next_transmit(&mut self, now: Instant, buf: &mut [u8]) -> Option<Transmit> {
-        if let Some((to, channel)) = self.refusals.pop_front() {
-            let options = HandshakeOptions {
-                version: Some(PPSPP_VERSION),
-                ..HandshakeOptions::default()
-            };
-            let mut w = DatagramWriter::new(buf, channel, SwarmParams::default()).ok()?;
-            w.push(&Message::Handshake {
-                source: ChannelId::ZERO,
-                options,
-            })
-            .ok()?;
-            self.stats.messages_sent.merge(w.tally());
-            return Some(Transmit {
-                destination: to,
-                len: w.finish(),
-            });
+        if let Some(t) = self.next_refusal(buf) {
+            return Some(t);
         }
         let mut cursor = self.cursor;
         // The channel whose turn it is goes on first, if the policy says
