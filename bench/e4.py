@@ -12,8 +12,8 @@ FIGURE is one of
          queueing delay of BitTorrent's and the video's packets at the
          router, (c) their drops, (d) aggregate download, (e) the video's
          inter-arrival time at the receiver
-  fig3   1 client with 4-20 unchoke slots (the remote peers keep 4):
-         (a)-(d) as fig2
+  fig3   1 client with 4-20 unchoke slots (the remote peers keep 4;
+         with --slots-everywhere they get the same): (a)-(d) as fig2
   fig4   1 client, router queue 25-200 packets: (a) upload, (b) drops
   p2p    our addition (issue 26): the video next to 1, 3 and 5 local P2P
          clients of four kinds, BitTorrent over TCP (the paper's), over
@@ -30,7 +30,9 @@ into OUT/<case>-s<seed> with the release binary (`cargo build --release -p
 ppspp` first), `--jobs` at a time; a run already there is not run again.
 Each figure writes OUT/<figure>.csv (mean and standard deviation over the
 seeds of every metric, per case), OUT/<figure>-<panel>.svg and
-OUT/<figure>.html (the table and plots on one page), and prints the table.
+OUT/<figure>.html (the table and plots on one page), and prints the table;
+a figure run with other options than the defaults (--slots-everywhere,
+--tcp-window, --path-delay) says so in its stem, e.g. p2p-window-none.
 
 The model (the paper's Table 1 and Fig. 1b):
 - the ISP: local hosts on 100 Mbit/s links behind an access router
@@ -114,7 +116,7 @@ def scenario(c):
     # The local client has `slots` upload slots (fig3 sweeps its "upload
     # connections"); the remote peers keep the paper's default of 4.
     local_keys = group_keys(c["app"], c["slots"], c["window"])
-    remote_keys = group_keys(c["app"], REMOTE_SLOTS, c["window"])
+    remote_keys = group_keys(c["app"], c["remote_slots"], c["window"])
     # With no client the run is the video alone, for a fixed time.
     stop = "true" if n else "false"
     duration = "4000s" if n else "300s"
@@ -259,8 +261,8 @@ def stats(runs, key):
 
 def cases_of(figure, args):
     """The cases (dicts) a figure runs, in table order."""
-    base = {"app": "bt-tcp", "clients": 1, "slots": 4, "queue": 300, "window": args.tcp_window,
-            "delay": args.path_delay}
+    base = {"app": "bt-tcp", "clients": 1, "slots": 4, "remote_slots": REMOTE_SLOTS, "queue": 300,
+            "window": args.tcp_window, "delay": args.path_delay}
     out = []
     if figure == "fig2":
         for n in args.x or [0, 1, 2, 3, 4, 5]:
@@ -270,7 +272,8 @@ def cases_of(figure, args):
     elif figure == "fig3":
         for s in args.x or [4, 8, 12, 16, 20]:
             for video in (True, False):
-                out.append(dict(base, slots=s, video=video, x=s))
+                remote = s if args.slots_everywhere else REMOTE_SLOTS
+                out.append(dict(base, slots=s, remote_slots=remote, video=video, x=s))
     elif figure == "fig4":
         for q in args.x or [25, 50, 75, 100, 125, 150, 175, 200]:
             for video in (True, False):
@@ -281,8 +284,9 @@ def cases_of(figure, args):
                 out.append(dict(base, app=app, clients=n, video=True, x=n))
     for c in out:
         window = f"-w{c['window']}" if c["window"] and c["app"].startswith("bt") else ""
+        remote = f"-rs{c['remote_slots']}" if c["remote_slots"] != REMOTE_SLOTS else ""
         c["name"] = (f"e4-{c['app']}-c{c['clients']}-video-{'on' if c['video'] else 'off'}-slots{c['slots']}"
-                     f"-q{c['queue']}{window}-d{c['delay']}")
+                     f"{remote}-q{c['queue']}{window}-d{c['delay']}")
     return out
 
 
@@ -322,9 +326,23 @@ TITLES = {
 }
 
 
+def stem(fig, args):
+    """The file name stem of a figure's outputs: the figure, and what was
+    changed from its defaults (so that variants do not overwrite it)."""
+    out = fig
+    if fig == "fig3" and args.slots_everywhere:
+        out += "-slots-everywhere"
+    if args.tcp_window != "20000B":
+        out += f"-window-{args.tcp_window or 'none'}"
+    if args.path_delay != "25ms":
+        out += f"-delay-{args.path_delay}"
+    return out
+
+
 def figure(fig, args, results):
     """Table, CSV, plots and HTML page of one figure."""
     xlabel, panels = PANELS[fig]
+    out_stem = stem(fig, args)
     head = ["case", "x"] + [label for _, label, _ in METRICS]
     table, csv_rows = [], []
     for c in results:
@@ -338,16 +356,16 @@ def figure(fig, args, results):
             line[key + "_sd"] = "" if sd is None else f"{sd:.4f}"
         table.append(cells)
         csv_rows.append(line)
-    print(f"### {fig}: {TITLES[fig]} (mean ± sd over {len(args.seeds)} seed(s))")
+    print(f"### {out_stem}: {TITLES[fig]} (mean ± sd over {len(args.seeds)} seed(s))")
     print("\n".join(figreport.markdown_rows(head, table)))
-    with open(os.path.join(args.out, f"{fig}.csv"), "w", newline="") as f:
+    with open(os.path.join(args.out, f"{out_stem}.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(csv_rows[0]))
         w.writeheader()
         w.writerows(csv_rows)
     plots = []
     names = dict((k, label) for k, label, _ in METRICS)
     for panel, ylabel, keys in panels:
-        p = Plot(xlabel, ylabel, f"{fig} ({panel[0]}): {ylabel}")
+        p = Plot(xlabel, ylabel, f"{out_stem} ({panel[0]}): {ylabel}")
         series = {}
         for c in results:
             for key in keys:
@@ -359,11 +377,11 @@ def figure(fig, args, results):
         for (who, video), pts in series.items():
             name = who if fig == "p2p" else f"{who}, {'video' if video else 'no video'}"
             p.line(sorted(pts), name, group=who, dash=not video, marks=True)
-        path = os.path.join(args.out, f"{fig}-{panel}.svg")
+        path = os.path.join(args.out, f"{out_stem}-{panel}.svg")
         p.save(path)
         plots.append(path)
     command = "bench/e4.py " + " ".join(sys.argv[1:])
-    figreport.write(os.path.join(args.out, f"{fig}.html"), TITLES[fig], command,
+    figreport.write(os.path.join(args.out, f"{out_stem}.html"), TITLES[fig], command,
                     [f"Mean ± standard deviation over seeds {','.join(map(str, args.seeds))}; "
                      "dashed lines are the runs without the video. "
                      "See bench/e4.py's docstring for the model and the metrics."],
@@ -381,6 +399,9 @@ def main():
                          "'none' for unbounded)")
     ap.add_argument("--path-delay", default="25ms",
                     help="delay of the router's uplink and of the core beyond it (default 25ms, the mean of 1-50 ms)")
+    ap.add_argument("--slots-everywhere", action="store_true",
+                    help="fig3: every peer of the swarm gets the swept unchoke slots, not only the local "
+                         "client (the paper's text allows both readings)")
     ap.add_argument("--binary", default="target/release/ppspp")
     ap.add_argument("--out", default="lab-results/e4")
     args = ap.parse_args()
