@@ -2,8 +2,8 @@
 # The trace hashes issue 22 pins, in a release build: the three of
 # crates/ppspp-lab/tests/trace_pins.rs plus the 1,000-peer scale run's first
 # 60 virtual seconds (about a minute), each printed beside the hash recorded
-# (last when a request the peer passed over began to count as lost and a
-# request late at a peer stopped being asked of it again, issue 24). Exit 1 if any differs.
+# (last when PEX answers began to name a random sample of the peers, not
+# the first 32 in address order, issue 26). Exit 1 if any differs.
 # Usage: bench/trace_pins.sh [PPSPP_BIN]   (build first: cargo build --release)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,11 +21,11 @@ check() { # name expected scenario [--set ...]
   if [ "$got" = "$want" ]; then r=same; else r=DIFFERENT; fail=1; fi
   printf '%-22s %s %s\n' "$name" "$got" "$r"
 }
-check flash-crowd f4e4c186cd38ea831a4c0b46908ac0c4be095419f701112ab47247881bfb1778 flash-crowd.toml
+check flash-crowd 176fcb6d776d4b49343b5c4e13866a5cb7115b30bd4f0e620c7c1ff29c123633 flash-crowd.toml
 for a in linear:69c198762d01a2eb882447b45b1835f5f319fbf527b87433e063d7aa55465c56 \
          std-vod:44beb64ceac6afd05a31056449828e1f426f426dc0c0556d3a63caf60f12335f \
          swift-vod:02b2e762250e30d3263626946a30ca9b8cc07752ff41ddc98205d71aeba84883; do
   check "e1-32-${a%%:*}" "${a#*:}" e1-vod.toml --set peers.leechers.count=32 --set "peers.leechers.algorithm=${a%%:*}"
 done
-check scale-1000-60s bd204b55d5e043af5b7009604c5a5016d09e8cd9a80768d21460eeb56c1f47cf scale-1000.toml --set duration=60s
+check scale-1000-60s 74e7a0eb5b0f97513b32bc8523349e8afb8fd9e6763d2a762fdf355cdc021245 scale-1000.toml --set duration=60s
 exit $fail

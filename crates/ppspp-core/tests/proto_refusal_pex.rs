@@ -239,3 +239,63 @@ fn no_addresses_to_whoever_does_not_list_pex_or_asks_for_another_swarm() {
     assert_eq!(refusal(&seen.lock().unwrap()), (12, vec![]));
     assert_eq!(net.node(addr(1)).stats().refusal_addresses, 0);
 }
+
+#[test]
+fn pex_answers_name_peers_that_joined_late_too() {
+    // 40 peers; a PEX answer holds at most 32 (`pex_max_addresses`).
+    // Answers drawn in address order named the same first 32 to everyone
+    // and never the last to join (issue 26, E2 in steady state).
+    let (bytes, tree) = content(200 * 1024, 251, ChunkSize::DEFAULT);
+    let mut net = Net::new(Duration::from_millis(5));
+    net.add(
+        addr(1),
+        seeder_endpoint(EndpointConfig::default(), 1, &tree, &bytes),
+    );
+    let quiet = EndpointConfig {
+        pex_auto_connect: false,
+        ..EndpointConfig::default()
+    };
+    for i in 2..42u16 {
+        let (ep, h) = leecher_endpoint(quiet.clone(), u64::from(i), &tree, "rarest-first");
+        net.add(addr(i), ep);
+        let now = net.now;
+        net.node(addr(i)).connect(now, h, addr(1)).unwrap();
+        // Fewer at once than the seeder's half-open budget.
+        net.run_for(Duration::from_millis(20), |_| false);
+    }
+    assert_eq!(net.node(addr(1)).channel_count(), 40);
+    let mut named = std::collections::BTreeSet::new();
+    for i in 100..106u16 {
+        let (ep, h) = leecher_endpoint(
+            EndpointConfig::default(),
+            u64::from(i),
+            &tree,
+            "rarest-first",
+        );
+        net.add(addr(i), ep);
+        let now = net.now;
+        net.node(addr(i)).connect(now, h, addr(1)).unwrap();
+        net.run_for(Duration::from_millis(50), |_| false);
+        let told: Vec<SocketAddr> = net
+            .events
+            .iter()
+            .filter(|(at, _)| *at == addr(i))
+            .filter_map(|(_, e)| match e {
+                Event::PeerAddress { addr, .. } => Some(*addr),
+                _ => None,
+            })
+            .collect();
+        assert!(!told.is_empty(), "newcomer {i} was told of no one");
+        named.extend(
+            told.into_iter()
+                .filter(|a| (2..42).map(addr).any(|p| p == *a)),
+        );
+    }
+    // Six answers of 32 out of 40 name every one of the 40 with
+    // probability above 0.99; in address order they named only 32.
+    assert!(named.len() > 32, "{} of 40 named", named.len());
+    assert!(
+        named.contains(&addr(41)),
+        "the last to join was never named"
+    );
+}

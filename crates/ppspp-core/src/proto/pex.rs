@@ -1,6 +1,10 @@
 //! Peer exchange address rules (RFC 7574 §3.10, §8.13).
 
+use std::collections::BTreeSet;
 use std::net::{IpAddr, SocketAddr};
+
+use rand::seq::SliceRandom;
+use rand::Rng;
 
 /// Whether `ip` belongs to a private, loopback, link-local or otherwise
 /// non-global network. RFC 7574 §8.13: PEX answers to a requester outside
@@ -33,6 +37,31 @@ pub fn is_internal(ip: IpAddr) -> bool {
 /// Whether `candidate` may be told to `requester` in a PEX answer.
 pub fn may_share(candidate: SocketAddr, requester: SocketAddr) -> bool {
     candidate != requester && (is_internal(requester.ip()) || !is_internal(candidate.ip()))
+}
+
+/// Up to `n` of `peers` that may be told to `requester`, drawn at random
+/// with `rng`. Not the first `n` in address order: that would name the
+/// same peers to every requester, and never one that joined later (E2 in
+/// steady state, issue 26: latecomers, told only of early peers that then
+/// left, were left with the seeder alone and took twice as long).
+pub fn sample_shareable(
+    peers: &BTreeSet<SocketAddr>,
+    requester: SocketAddr,
+    n: usize,
+    rng: &mut impl Rng,
+) -> Vec<SocketAddr> {
+    let mut shareable: Vec<SocketAddr> = peers
+        .iter()
+        .copied()
+        .filter(|a| may_share(*a, requester))
+        .collect();
+    // All of them fit: no draw, so that the random stream, and every
+    // choice after, is as it was before answers were sampled.
+    if shareable.len() <= n {
+        return shareable;
+    }
+    let (chosen, _) = shareable.partial_shuffle(rng, n);
+    chosen.to_vec()
 }
 
 #[cfg(test)]
@@ -74,5 +103,23 @@ mod tests {
         assert!(may_share(a("10.0.0.2:6778"), insider));
         assert!(may_share(a("1.2.3.4:6778"), insider));
         assert!(!may_share(insider, insider));
+    }
+
+    #[test]
+    fn a_sample_is_bounded_distinct_and_shareable() {
+        use rand::SeedableRng;
+        let mut rng = rand::rngs::Xoshiro256PlusPlus::seed_from_u64(7);
+        let requester = a("203.0.113.9:1");
+        let mut peers: BTreeSet<SocketAddr> =
+            (1..=20).map(|i| a(&format!("198.51.100.{i}:1"))).collect();
+        peers.insert(requester);
+        peers.insert(a("10.0.0.1:1"));
+        for n in [0, 5, 20, 50] {
+            let got = sample_shareable(&peers, requester, n, &mut rng);
+            assert_eq!(got.len(), n.min(20), "n = {n}");
+            let distinct: BTreeSet<_> = got.iter().collect();
+            assert_eq!(distinct.len(), got.len());
+            assert!(got.iter().all(|p| may_share(*p, requester)));
+        }
     }
 }

@@ -15,11 +15,9 @@
 
 use std::net::SocketAddr;
 
-use rand::seq::SliceRandom;
-
 use super::{Endpoint, Transmit, MAX_PENDING_REFUSALS};
 use crate::proto::event::DropReason;
-use crate::proto::pex::may_share;
+use crate::proto::pex::sample_shareable;
 use crate::proto::SwarmHandle;
 use crate::wire::{
     ChannelId, DatagramWriter, HandshakeOptions, Message, MessageType, SwarmParams, PPSPP_VERSION,
@@ -28,6 +26,9 @@ use crate::wire::{
 /// The bare refusal: channel id, HANDSHAKE, source channel 0, version
 /// option and end of options.
 const REFUSAL_LEN: usize = 12;
+
+/// A PEX_RESv4 message: type, IPv4 address, port.
+const PEX_RES_V4_LEN: usize = 7;
 
 /// A refusal waiting to be sent.
 #[derive(Clone, Copy, Debug)]
@@ -104,14 +105,10 @@ impl Endpoint {
         let Some(swarm) = r.swarm.and_then(|h| self.swarms.get(h)) else {
             return Vec::new();
         };
-        let mut peers: Vec<SocketAddr> = swarm
-            .peers
-            .iter()
-            .copied()
-            .filter(|a| may_share(*a, r.to))
-            .collect();
-        peers.shuffle(&mut self.rng);
-        peers
+        // As many as fit (IPv4's are the shortest), drawn from all.
+        let fit = r.budget.saturating_sub(REFUSAL_LEN) / PEX_RES_V4_LEN;
+        let n = fit.min(self.config.pex_max_addresses);
+        sample_shareable(&swarm.peers, r.to, n, &mut self.rng)
     }
 }
 

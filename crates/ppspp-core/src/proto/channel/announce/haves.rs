@@ -6,7 +6,7 @@ use super::super::Scope;
 use super::{spread, Announce};
 use crate::binmap::Binmap;
 use crate::chunk::{ChunkIndex, ChunkRange};
-use crate::proto::pex::may_share;
+use crate::proto::pex::sample_shareable;
 use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
 use crate::time::Instant;
@@ -31,11 +31,11 @@ impl Announce {
         }
         if self.pex_reply_due {
             self.pex_reply_due = false;
-            let shareable = swarm.peers.iter().filter(|a| may_share(**a, sc.peer.addr));
-            for addr in shareable.take(ctx.config.pex_max_addresses) {
+            let n = ctx.config.pex_max_addresses;
+            for addr in sample_shareable(&swarm.peers, sc.peer.addr, n, ctx.rng) {
                 let m = match addr {
-                    std::net::SocketAddr::V4(a) => Message::PexResV4(*a),
-                    std::net::SocketAddr::V6(a) => Message::PexResV6(*a),
+                    std::net::SocketAddr::V4(a) => Message::PexResV4(a),
+                    std::net::SocketAddr::V6(a) => Message::PexResV6(a),
                 };
                 if w.push(&m).is_err() {
                     break;
