@@ -23,20 +23,26 @@ use ppspp_core::ChunkSize;
 /// A seeder at `addr(1)` that keeps channels with at most `places` peers,
 /// and `leechers` leechers at `addr(2)`… that connected to it.
 fn full_swarm(places: usize, leechers: u16) -> (Net, Arc<MerkleTree>) {
-    let (bytes, tree) = content(200 * 1024, 251, ChunkSize::DEFAULT);
-    let config = EndpointConfig {
+    let seeder = EndpointConfig {
         max_peers_per_swarm: places,
         ..EndpointConfig::default()
     };
+    swarm_of(seeder, EndpointConfig::default(), leechers)
+}
+
+/// A seeder at `addr(1)` configured by `seeder`, and `leechers` leechers
+/// configured by `leecher` at `addr(2)`… that connected to it one by one
+/// (fewer at once than the seeder's half-open budget).
+fn swarm_of(
+    seeder: EndpointConfig,
+    leecher: EndpointConfig,
+    leechers: u16,
+) -> (Net, Arc<MerkleTree>) {
+    let (bytes, tree) = content(200 * 1024, 251, ChunkSize::DEFAULT);
     let mut net = Net::new(Duration::from_millis(5));
-    net.add(addr(1), seeder_endpoint(config, 1, &tree, &bytes));
+    net.add(addr(1), seeder_endpoint(seeder, 1, &tree, &bytes));
     for i in 2..2 + leechers {
-        let (ep, h) = leecher_endpoint(
-            EndpointConfig::default(),
-            u64::from(i),
-            &tree,
-            "rarest-first",
-        );
+        let (ep, h) = leecher_endpoint(leecher.clone(), u64::from(i), &tree, "rarest-first");
         net.add(addr(i), ep);
         let now = net.now;
         net.node(addr(i)).connect(now, h, addr(1)).unwrap();
@@ -245,24 +251,11 @@ fn pex_answers_name_peers_that_joined_late_too() {
     // 40 peers; a PEX answer holds at most 32 (`pex_max_addresses`).
     // Answers drawn in address order named the same first 32 to everyone
     // and never the last to join (issue 26, E2 in steady state).
-    let (bytes, tree) = content(200 * 1024, 251, ChunkSize::DEFAULT);
-    let mut net = Net::new(Duration::from_millis(5));
-    net.add(
-        addr(1),
-        seeder_endpoint(EndpointConfig::default(), 1, &tree, &bytes),
-    );
     let quiet = EndpointConfig {
         pex_auto_connect: false,
         ..EndpointConfig::default()
     };
-    for i in 2..42u16 {
-        let (ep, h) = leecher_endpoint(quiet.clone(), u64::from(i), &tree, "rarest-first");
-        net.add(addr(i), ep);
-        let now = net.now;
-        net.node(addr(i)).connect(now, h, addr(1)).unwrap();
-        // Fewer at once than the seeder's half-open budget.
-        net.run_for(Duration::from_millis(20), |_| false);
-    }
+    let (mut net, tree) = swarm_of(EndpointConfig::default(), quiet, 40);
     assert_eq!(net.node(addr(1)).channel_count(), 40);
     let mut named = std::collections::BTreeSet::new();
     for i in 100..106u16 {
