@@ -52,6 +52,9 @@ impl Channel {
                 out.malformed += 1;
                 break;
             };
+            // Past a refusal, only the peer addresses it names are read
+            // (any other close stops the loop below, before the next
+            // message is decoded).
             if self.close.is_some() && !matches!(m, Message::PexResV4(_) | Message::PexResV6(_)) {
                 break;
             }

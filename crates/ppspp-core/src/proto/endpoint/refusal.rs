@@ -12,8 +12,7 @@
 //! messages (§7.10; libswift sends no such list and hears a bare
 //! refusal), and never more bytes than the handshake we answer (no
 //! amplification before a handshake completes: a spoofed handshake buys
-//! no more than it cost). A
-//! 50-byte handshake gets five IPv4 addresses.
+//! no more than it cost). A 50-byte handshake gets five IPv4 addresses.
 
 use std::net::SocketAddr;
 
