@@ -82,6 +82,22 @@ impl<'a> Iterator for Messages<'a> {
 
 impl std::iter::FusedIterator for Messages<'_> {}
 
+/// A point in a [`DatagramWriter`]'s datagram to roll back to.
+#[derive(Clone, Copy, Debug)]
+pub struct WriterMark {
+    pos: usize,
+    messages: usize,
+    tally: MessageTally,
+    params: SwarmParams,
+}
+
+impl WriterMark {
+    /// Messages the datagram held at the mark.
+    pub fn message_count(&self) -> usize {
+        self.messages
+    }
+}
+
 /// Builds one datagram in a caller-provided buffer: the destination channel
 /// id, then messages appended one by one.
 #[derive(Debug)]
@@ -189,6 +205,30 @@ impl<'b> DatagramWriter<'b> {
         self.w.set_cap(limit);
     }
 
+    /// Where the datagram stands now, to go back to with
+    /// [`DatagramWriter::rollback`].
+    pub fn mark(&self) -> WriterMark {
+        WriterMark {
+            pos: self.w.pos(),
+            messages: self.messages,
+            tally: self.tally,
+            params: self.params,
+        }
+    }
+
+    /// Drops every message added since `mark` was taken.
+    pub fn rollback(&mut self, mark: WriterMark) {
+        self.w.truncate(mark.pos);
+        self.messages = mark.messages;
+        self.tally = mark.tally;
+        self.params = mark.params;
+    }
+
+    /// Messages added so far.
+    pub fn message_count(&self) -> usize {
+        self.messages
+    }
+
     /// Bytes that can still be added.
     pub fn remaining(&mut self) -> usize {
         self.w.remaining_mut().len()
@@ -217,5 +257,28 @@ impl<'b> DatagramWriter<'b> {
     /// Finish; returns the datagram's length.
     pub fn finish(self) -> usize {
         self.w.pos()
+    }
+}
+
+#[cfg(test)]
+mod mark_tests {
+    use super::*;
+    use crate::wire::MessageType;
+
+    #[test]
+    fn a_rollback_drops_what_came_after_the_mark_and_its_count() {
+        let mut buf = [0u8; 64];
+        let mut w = DatagramWriter::new(&mut buf, ChannelId(3), SwarmParams::default()).unwrap();
+        w.push(&Message::PexReq).unwrap();
+        let mark = w.mark();
+        assert_eq!(mark.message_count(), 1);
+        w.push(&Message::PexReq).unwrap();
+        w.push(&Message::PexReq).unwrap();
+        assert_eq!((w.message_count(), w.len()), (3, 7));
+        w.rollback(mark);
+        assert_eq!((w.message_count(), w.len()), (1, 5));
+        assert_eq!(w.tally().messages(MessageType::PexReq), 1);
+        w.push(&Message::PexReq).unwrap();
+        assert_eq!(w.finish(), 6);
     }
 }

@@ -33,7 +33,7 @@ mod tally;
 
 use std::fmt;
 
-pub use datagram::{decode_datagram, DatagramWriter, Messages};
+pub use datagram::{decode_datagram, DatagramWriter, Messages, WriterMark};
 pub use error::{DecodeError, DecodeErrorKind, EncodeError};
 pub use message::{DelaySample, Message, MessageType, NtpTimestamp, Timestamp};
 pub use options::{HandshakeOptions, SupportedMessages, PPSPP_VERSION};

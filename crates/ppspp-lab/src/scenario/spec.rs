@@ -133,6 +133,14 @@ pub struct SwarmSpec {
     /// node's default.
     #[serde(default)]
     pub loss_threshold: Option<u64>,
+    /// ACK once this many chunks from a peer wait (`EndpointConfig::
+    /// ack_every`; 1 or 0 acknowledges each chunk); unset, the node's default.
+    #[serde(default)]
+    pub ack_every: Option<u64>,
+    /// The longest an ACK waits for them (`EndpointConfig::ack_delay`);
+    /// unset, the node's default.
+    #[serde(default)]
+    pub ack_delay: Option<Dur>,
 }
 
 fn default_reannounce() -> Dur {
@@ -152,6 +160,8 @@ impl Default for SwarmSpec {
             tracker_notice: default_tracker_notice(),
             have_interval: None,
             loss_threshold: None,
+            ack_every: None,
+            ack_delay: None,
         }
     }
 }

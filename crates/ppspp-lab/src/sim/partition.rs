@@ -723,6 +723,12 @@ fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
     if let Some(n) = scenario.swarm.loss_threshold {
         c.loss_threshold = n;
     }
+    if let Some(n) = scenario.swarm.ack_every {
+        c.ack_every = n.max(1);
+    }
+    if let Some(d) = scenario.swarm.ack_delay {
+        c.ack_delay = d.0;
+    }
     if let Some(x) = scenario.live.as_ref().and_then(|l| l.source_spread) {
         c.live_source_spread = x;
     }

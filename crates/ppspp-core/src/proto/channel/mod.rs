@@ -188,10 +188,13 @@ impl Channel {
         if self.hs.state() != State::Established {
             return self.hs.next_deadline(cfg, now);
         }
-        if self.down.poll_due() || self.hs.third_due() || self.choke.poll_due() {
+        if self.down.poll_due(now, cfg) || self.hs.third_due() || self.choke.poll_due() {
             return Some(now);
         }
         let mut t = self.last_send + cfg.keepalive_interval;
+        if let Some(ack) = self.down.ack_deadline(cfg) {
+            t = t.min(ack);
+        }
         if self.haves_pending(swarm_have_log_len) {
             t = t.min(self.ann.last_have() + self.ann.interval());
         }

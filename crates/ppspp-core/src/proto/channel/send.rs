@@ -9,7 +9,7 @@ use crate::proto::swarm::Swarm;
 use crate::proto::Ctx;
 use crate::time::Instant;
 use crate::wire::{
-    ChannelId, DatagramWriter, HandshakeOptions, Message, SwarmParams, PPSPP_VERSION,
+    ChannelId, DatagramWriter, HandshakeOptions, Message, SwarmParams, WriterMark, PPSPP_VERSION,
 };
 
 impl Channel {
@@ -131,9 +131,11 @@ impl Channel {
         self.choke.poll_transmit(&mut w);
         let keepalive_due =
             ctx.now.saturating_since(self.last_send) >= ctx.config.keepalive_interval;
-        // HAVEs ride on a datagram that goes out anyway, or get their own
-        // once they have waited the swarm's HAVE interval.
-        let riding = self.down.owes_acks() || !w.is_empty() || self.hs.third_due() || keepalive_due;
+        // ACKs go when due (`Download::acks_due`), or ride on a datagram
+        // that goes out anyway. HAVEs ride too, or get their own once they
+        // have waited the swarm's HAVE interval.
+        let acks_due = self.down.acks_due(ctx.now, ctx.config);
+        let riding = acks_due || !w.is_empty() || self.hs.third_due() || keepalive_due;
         let haves_due =
             riding || ctx.now.saturating_since(self.ann.last_have()) >= self.ann.interval();
         // Asked before the scope borrows the peer, and only when HAVEs may
@@ -141,7 +143,9 @@ impl Channel {
         let held_due = self.ann.held_due().is_some_and(|t| t <= ctx.now);
         let send_haves = haves_due && (held_due || self.haves_pending(swarm.have_log.len()));
         let sc = &mut scope(&mut self.peer, &self.hs, out);
-        self.down.poll_acks(swarm, sc, &mut w);
+        let before_acks = w.mark();
+        let acks = self.down.write_acks(swarm, sc, &mut w);
+        let after_acks = w.message_count();
         self.down.poll_cancels(swarm, sc, &mut w);
         if send_haves {
             let remote = (self.down.remote_has(), self.down.remote_complete());
@@ -155,10 +159,26 @@ impl Channel {
         let remote_has = self.down.remote_has();
         self.up
             .poll_data(swarm, ctx, sc, (choking, remote_has), &mut w);
+        if acks.any() {
+            // ACKs that are not due wait for more chunks unless something
+            // else goes to the peer in this datagram.
+            let alone = before_acks_empty(&before_acks, &w, after_acks);
+            if acks_due || !alone || keepalive_due || self.hs.third_due() {
+                self.down.commit_acks(acks);
+            } else {
+                w.rollback(before_acks);
+            }
+        }
         if self.hs.poll_third(!w.is_empty() || keepalive_due) {
             Some(w)
         } else {
             None
         }
     }
+}
+
+/// Whether the ACKs written between `before` and the `after_acks`th
+/// message are all the datagram holds.
+fn before_acks_empty(before: &WriterMark, w: &DatagramWriter<'_>, after_acks: usize) -> bool {
+    before.message_count() == 0 && w.message_count() == after_acks
 }

@@ -6,14 +6,52 @@ use super::super::Scope;
 use super::Download;
 use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::proto::swarm::Swarm;
+use crate::proto::EndpointConfig;
+use crate::time::Instant;
 use crate::wire::{DatagramWriter, DelaySample, Message};
 
+/// ACKs written into a datagram and not yet taken as sent: the datagram
+/// may still be dropped if nothing else goes with them and they are not
+/// due (`Download::acks_due`).
+#[must_use]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct AcksWritten {
+    /// Entries of the ACK queue written.
+    count: usize,
+    /// The run the last of them extends (`reack`).
+    run: Option<ChunkRange>,
+}
+
+impl AcksWritten {
+    /// Whether any ACK was written.
+    pub fn any(&self) -> bool {
+        self.count > 0
+    }
+}
+
 impl Download {
+    /// Writes the ACKs owed and takes them as sent.
+    #[cfg(test)]
     pub fn poll_acks(&mut self, swarm: &Swarm, sc: &Scope<'_>, w: &mut DatagramWriter<'_>) {
-        let mut sent = 0;
+        let written = self.write_acks(swarm, sc, w);
+        self.commit_acks(written);
+    }
+
+    /// Writes the ACKs owed, without taking them as sent: see
+    /// [`Download::commit_acks`].
+    pub fn write_acks(
+        &self,
+        swarm: &Swarm,
+        sc: &Scope<'_>,
+        w: &mut DatagramWriter<'_>,
+    ) -> AcksWritten {
+        let mut done = AcksWritten {
+            count: 0,
+            run: self.ack_run,
+        };
         let ranges = sc.params.addressing.is_chunk_ranges();
         'acks: for &(range, delay) in &self.acks {
-            let (run, covered) = reack(self.ack_run, range);
+            let (run, covered) = reack(done.run, range);
             // Bins would cost a message per bin of the repeated run: only
             // chunk ranges repeat it, at the cost of one.
             let acked = if ranges { covered } else { range };
@@ -27,13 +65,47 @@ impl Download {
                     break 'acks;
                 }
             }
-            self.ack_run = Some(run);
-            sent += 1;
+            done.run = Some(run);
+            done.count += 1;
         }
-        self.acks.drain(..sent);
+        done
     }
 
-    pub(super) fn queue_ack(&mut self, chunk: ChunkIndex, delay: i64) {
+    /// The ACKs of [`Download::write_acks`] went out.
+    pub fn commit_acks(&mut self, written: AcksWritten) {
+        if written.count == 0 {
+            return;
+        }
+        self.ack_run = written.run;
+        self.acks.drain(..written.count);
+        if self.acks.is_empty() {
+            self.acks_since = None;
+            self.acks_unsent = 0;
+        }
+    }
+
+    /// Whether the ACKs owed must go now, in a datagram of their own if
+    /// need be (`EndpointConfig::ack_every`): enough chunks wait, or no
+    /// more DATA is asked of the peer (the sender may be waiting for them
+    /// to send anything more, and no later chunk will come to take them),
+    /// or the oldest has waited `ack_delay`.
+    pub fn acks_due(&self, now: Instant, cfg: &EndpointConfig) -> bool {
+        let Some(since) = self.acks_since else {
+            return false;
+        };
+        self.acks_unsent >= cfg.ack_every.max(1)
+            || self.outstanding.count() == 0
+            || now >= since + cfg.ack_delay
+    }
+
+    /// When the ACKs owed are due at the latest.
+    pub fn ack_deadline(&self, cfg: &EndpointConfig) -> Option<Instant> {
+        self.acks_since.map(|since| since + cfg.ack_delay)
+    }
+
+    pub(super) fn queue_ack(&mut self, chunk: ChunkIndex, delay: i64, now: Instant) {
+        self.acks_since.get_or_insert(now);
+        self.acks_unsent = self.acks_unsent.saturating_add(1);
         if let Some(last) = self.acks.last_mut() {
             if last.0.last().0.checked_add(1) == Some(chunk.0) {
                 if let Some(r) = ChunkRange::new(last.0.first(), chunk) {

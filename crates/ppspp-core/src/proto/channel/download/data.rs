@@ -164,7 +164,7 @@ impl Download {
             // the sender's controller sees the delivery.
             swarm.stats.chunks_duplicate += 1;
             self.outstanding.received(chunk);
-            self.queue_ack(chunk, delay);
+            self.queue_ack(chunk, delay, ctx.now);
             return Ok(());
         }
         // A partial tree verifies with the hashes received; a complete one
@@ -242,7 +242,7 @@ impl Download {
                     flight,
                 };
                 self.req_cc.on_ack(ctx.now, &sample);
-                self.queue_ack(chunk, delay);
+                self.queue_ack(chunk, delay, ctx.now);
                 if let Some(r) = ChunkRange::single(chunk) {
                     self.handle_have(swarm, sc, r)?;
                 }

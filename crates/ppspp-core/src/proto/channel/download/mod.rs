@@ -9,6 +9,7 @@ use crate::chunk::{ChunkIndex, ChunkRange};
 use crate::pick::fast_peers::LinkEstimate;
 use crate::pick::DryBlocks;
 use crate::proto::requests::Outstanding;
+use crate::proto::EndpointConfig;
 
 use super::Outcome;
 
@@ -54,6 +55,10 @@ pub(crate) struct Download {
     req_cc: Box<dyn CongestionController>,
     req_rtt: RttEstimator,
     acks: Vec<(ChunkRange, i64)>,
+    /// When the oldest chunk of `acks` arrived (`None` while `acks` is
+    /// empty), and how many chunks arrived since ACKs last went out.
+    acks_since: Option<Instant>,
+    acks_unsent: u64,
     /// The run of consecutive chunks our last ACKs covered, which the next
     /// ACK repeats (see `acks::reack`).
     ack_run: Option<ChunkRange>,
@@ -96,6 +101,8 @@ impl Download {
             req_cc,
             req_rtt: RttEstimator::default(),
             acks: Vec::new(),
+            acks_since: None,
+            acks_unsent: 0,
             ack_run: None,
             pick_idle_until: now,
             cancel_cursor: cancel_log_len,
@@ -173,10 +180,10 @@ impl Download {
         }
     }
 
-    /// Whether something is due at once: ACKs owed, or CANCELs for
-    /// requests that went to other peers.
-    pub fn poll_due(&self) -> bool {
-        !self.acks.is_empty() || !self.expired.is_empty()
+    /// Whether something is due at once: ACKs (`acks_due`), or CANCELs
+    /// for requests that went to other peers.
+    pub fn poll_due(&self, now: Instant, cfg: &EndpointConfig) -> bool {
+        self.acks_due(now, cfg) || !self.expired.is_empty()
     }
 
     /// Whether the swarm ranked the peer fast (`None`: no set).
@@ -197,11 +204,6 @@ impl Download {
     /// The chunks we asked the peer for and wait for.
     pub fn outstanding(&self) -> &Outstanding {
         &self.outstanding
-    }
-
-    /// Whether ACKs are owed to the peer.
-    pub fn owes_acks(&self) -> bool {
-        !self.acks.is_empty()
     }
 
     /// The peer choked us (RFC 7574 §3.9), or the channel ends: every

@@ -25,7 +25,7 @@ fn fresh() -> Download {
 #[test]
 fn a_fresh_download_owes_nothing_and_waits_for_nothing() {
     let d = fresh();
-    assert!(!d.poll_due());
+    assert!(!d.poll_due(Instant::ZERO, &EndpointConfig::default()));
     assert_eq!(d.next_deadline(Instant::ZERO), None);
     assert!(d.remote_has().is_empty() && !d.remote_complete());
     assert_eq!((d.fast(), d.claimed()), (None, None));
@@ -39,9 +39,9 @@ fn a_pick_pause_is_a_deadline_until_it_passes() {
     d.picks_paused_until = t;
     assert_eq!(d.next_deadline(Instant::ZERO), Some(t));
     assert_eq!(d.next_deadline(t), None);
-    d.acks
-        .push((ChunkRange::single(crate::chunk::ChunkIndex(3)).unwrap(), 0));
-    assert!(d.poll_due());
+    // An ACK owed while nothing is asked of the peer is due at once.
+    d.queue_ack(crate::chunk::ChunkIndex(3), 0, t);
+    assert!(d.poll_due(t, &EndpointConfig::default()));
     d.handle_fast(Some(true));
     assert_eq!(d.fast(), Some(true));
 }
@@ -227,4 +227,84 @@ fn live_picks_skip_only_the_quarter_of_a_full_window_about_to_leave_it() {
     // No window said: no floor of the peer's.
     d.handle_peer_window(None);
     assert_eq!(d.live_pick_floor(), None);
+}
+
+/// Hands `d` chunk `c` of the content at `now`, with all its uncles.
+fn deliver(d: &mut Download, swarm: &mut Swarm, p: &mut Peer, c: u64, now: Instant) {
+    let cfg = EndpointConfig::default();
+    let mut out = Outcome::default();
+    let t = tree();
+    let hashes = t.uncles(ChunkIndex(c), |_| false);
+    let cs = fixture::CHUNK as usize;
+    let payload = fixture::content()[c as usize * cs..(c as usize + 1) * cs].to_vec();
+    with_ctx(&cfg, now, |ctx| {
+        let sc = &mut scope(p, &mut out);
+        let spec = sc.spec_for_chunk(swarm, ChunkIndex(c)).unwrap();
+        let data = (spec, Timestamp(ctx.wire_now()), &payload[..]);
+        d.handle_data(swarm, ctx, sc, data, &hashes).unwrap();
+    });
+}
+
+#[test]
+fn an_ack_waits_for_a_second_chunk_or_its_delay_while_more_is_asked() {
+    let (mut d, mut swarm, mut p, _, verdict) = receive_chunk_0(false);
+    assert_eq!(verdict, Ok(()));
+    // More asked of the peer than the one chunk still due.
+    d.outstanding.add(r(4, 7), Instant::ZERO, None);
+    let cfg = EndpointConfig {
+        ack_every: 2,
+        ..EndpointConfig::default()
+    };
+    let arrived = Instant::ZERO + Duration::from_millis(40);
+    // One chunk in, more to come: the ACK waits.
+    assert!(!d.acks_due(arrived, &cfg) && !d.poll_due(arrived, &cfg));
+    assert_eq!(d.ack_deadline(&cfg), Some(arrived + cfg.ack_delay));
+    assert!(d.acks_due(arrived + cfg.ack_delay, &cfg));
+    // Acknowledging every chunk, it is due at once.
+    let every = EndpointConfig {
+        ack_every: 1,
+        ..cfg.clone()
+    };
+    assert!(d.acks_due(arrived, &every));
+    // The second chunk makes it due, and one ACK covers both.
+    let second = arrived + Duration::from_millis(1);
+    deliver(&mut d, &mut swarm, &mut p, 1, second);
+    assert!(d.outstanding().count() > 0);
+    assert!(d.acks_due(second, &cfg));
+    let mut out = Outcome::default();
+    let sc = &mut scope(&mut p, &mut out);
+    let acks = written(|w| d.poll_acks(&swarm, sc, w));
+    assert_eq!(acks.len(), 1, "{acks:?}");
+    assert!(acks[0].starts_with("ACK(chunks 0..=1"), "{acks:?}");
+    // Sent: nothing is owed, and no timer is left.
+    assert!(!d.acks_due(second + cfg.ack_delay, &cfg));
+    assert_eq!(d.ack_deadline(&cfg), None);
+}
+
+#[test]
+fn an_ack_is_due_at_once_when_nothing_more_is_asked() {
+    let (mut d, mut swarm, mut p, _, _) = receive_chunk_0(false);
+    let cfg = EndpointConfig {
+        ack_every: 100,
+        ..EndpointConfig::default()
+    };
+    let mut now = Instant::ZERO + Duration::from_millis(40);
+    d.outstanding.add(r(2, 4), Instant::ZERO, None);
+    let asked: Vec<u64> = (1..fixture::CHUNKS)
+        .filter(|&c| d.outstanding().chunks().contains(ChunkIndex(c)))
+        .collect();
+    assert!(asked.len() >= 4, "{asked:?}");
+    let (last, rest) = asked.split_last().unwrap();
+    for &c in rest {
+        now += Duration::from_millis(1);
+        deliver(&mut d, &mut swarm, &mut p, c, now);
+        assert!(!d.acks_due(now, &cfg), "chunk {c}: more is asked");
+    }
+    now += Duration::from_millis(1);
+    deliver(&mut d, &mut swarm, &mut p, *last, now);
+    assert_eq!(d.outstanding().count(), 0);
+    assert!(
+        d.acks_due(now, &cfg),
+        "the last chunk asked is acknowledged at once"
+    );
 }
