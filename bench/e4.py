@@ -24,7 +24,8 @@ FIGURE is one of
          moved, side by side
   all    the four
 
-`--x` replaces the figure's swept values (clients, slots or packets).
+`--x` replaces the figure's swept values (clients, slots or packets);
+`--remote-rate` puts the remote leechers (not the seeds) on slower links.
 Every case is a scenario written to OUT/scenarios/ and run once per seed
 into OUT/<case>-s<seed> with the release binary (`cargo build --release -p
 ppspp` first), `--jobs` at a time; a run already there is not run again.
@@ -95,6 +96,8 @@ APPS = {
 
 # The remote peers' unchoke slots (the paper's default, Table 1).
 REMOTE_SLOTS = 4
+# The remote peers' links: the paper's "other links" of 100 Mbit/s.
+REMOTE_RATE = "100Mbit/s"
 
 
 def group_keys(app, slots, tcp_window):
@@ -158,9 +161,22 @@ queue = "300 packets"
 delay = "1ms"
 delay_max = "50ms"
 ''']
+    leecher_class = "remote"
+    if c["remote_rate"] != REMOTE_RATE:
+        # --remote-rate: the remote leechers on slower links (the seed
+        # keeps the paper's), so that they need the local client more.
+        leecher_class = "remote_leecher"
+        out.append(f'''
+[classes.remote_leecher]
+up = "{c["remote_rate"]}"
+down = "{c["remote_rate"]}"
+queue = "300 packets"
+delay = "1ms"
+delay_max = "50ms"
+''')
     for i in range(n):
         for name, count, cls, role, keys in [(f"seed{i}", 1, "remote", "seeder", remote_keys),
-                                             (f"remote{i}", 29, "remote", "leecher", remote_keys),
+                                             (f"remote{i}", 29, leecher_class, "leecher", remote_keys),
                                              (f"local{i}", 1, "local", "leecher", local_keys)]:
             out.append(f'''
 [[peers]]
@@ -262,7 +278,7 @@ def stats(runs, key):
 def cases_of(figure, args):
     """The cases (dicts) a figure runs, in table order."""
     base = {"app": "bt-tcp", "clients": 1, "slots": 4, "remote_slots": REMOTE_SLOTS, "queue": 300,
-            "window": args.tcp_window, "delay": args.path_delay}
+            "window": args.tcp_window, "delay": args.path_delay, "remote_rate": args.remote_rate}
     out = []
     if figure == "fig2":
         for n in args.x or [0, 1, 2, 3, 4, 5]:
@@ -285,6 +301,8 @@ def cases_of(figure, args):
     for c in out:
         window = f"-w{c['window']}" if c["window"] and c["app"].startswith("bt") else ""
         remote = f"-rs{c['remote_slots']}" if c["remote_slots"] != REMOTE_SLOTS else ""
+        if c["remote_rate"] != REMOTE_RATE:
+            remote += f"-rr{c['remote_rate'].replace('/', '')}"
         c["name"] = (f"e4-{c['app']}-c{c['clients']}-video-{'on' if c['video'] else 'off'}-slots{c['slots']}"
                      f"{remote}-q{c['queue']}{window}-d{c['delay']}")
     return out
@@ -336,6 +354,8 @@ def stem(fig, args):
         out += f"-window-{args.tcp_window or 'none'}"
     if args.path_delay != "25ms":
         out += f"-delay-{args.path_delay}"
+    if args.remote_rate != REMOTE_RATE:
+        out += f"-remote-{args.remote_rate.replace('/', '')}"
     return out
 
 
@@ -402,6 +422,9 @@ def main():
     ap.add_argument("--slots-everywhere", action="store_true",
                     help="fig3: every peer of the swarm gets the swept unchoke slots, not only the local "
                          "client (the paper's text allows both readings)")
+    ap.add_argument("--remote-rate", default=REMOTE_RATE,
+                    help="up and down rate of the remote leechers' links (default 100Mbit/s, the paper's; the "
+                         "seeds keep it): slower remote peers need the local client's pieces more")
     ap.add_argument("--binary", default="target/release/ppspp")
     ap.add_argument("--out", default="lab-results/e4")
     args = ap.parse_args()
