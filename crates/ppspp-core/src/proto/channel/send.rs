@@ -162,7 +162,7 @@ impl Channel {
         if acks.any() {
             // ACKs that are not due wait for more chunks unless something
             // else goes to the peer in this datagram.
-            let alone = before_acks_empty(&before_acks, &w, after_acks);
+            let alone = acks_alone(&before_acks, &w, after_acks);
             if acks_due || !alone || keepalive_due || self.hs.third_due() {
                 self.down.commit_acks(acks);
             } else {
@@ -179,6 +179,6 @@ impl Channel {
 
 /// Whether the ACKs written between `before` and the `after_acks`th
 /// message are all the datagram holds.
-fn before_acks_empty(before: &WriterMark, w: &DatagramWriter<'_>, after_acks: usize) -> bool {
+fn acks_alone(before: &WriterMark, w: &DatagramWriter<'_>, after_acks: usize) -> bool {
     before.message_count() == 0 && w.message_count() == after_acks
 }
