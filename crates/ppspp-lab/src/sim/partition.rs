@@ -724,7 +724,7 @@ fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
         c.loss_threshold = n;
     }
     if let Some(n) = scenario.swarm.ack_every {
-        c.ack_every = n.max(1);
+        c.ack_every = n;
     }
     if let Some(d) = scenario.swarm.ack_delay {
         c.ack_delay = d.0;

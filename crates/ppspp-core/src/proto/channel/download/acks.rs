@@ -80,7 +80,6 @@ impl Download {
         self.acks.drain(..written.count);
         if self.acks.is_empty() {
             self.acks_since = None;
-            self.acks_unsent = 0;
         }
     }
 
@@ -93,7 +92,10 @@ impl Download {
         let Some(since) = self.acks_since else {
             return false;
         };
-        self.acks_unsent >= cfg.ack_every.max(1)
+        // Each chunk queued is one chunk of a range in `acks` (a repeat
+        // starts a range of its own), so their lengths count them.
+        let waiting: u64 = self.acks.iter().map(|(r, _)| r.len()).sum();
+        waiting >= cfg.ack_every.max(1)
             || self.outstanding.count() == 0
             || now >= since + cfg.ack_delay
     }
@@ -105,7 +107,6 @@ impl Download {
 
     pub(super) fn queue_ack(&mut self, chunk: ChunkIndex, delay: i64, now: Instant) {
         self.acks_since.get_or_insert(now);
-        self.acks_unsent = self.acks_unsent.saturating_add(1);
         if let Some(last) = self.acks.last_mut() {
             if last.0.last().0.checked_add(1) == Some(chunk.0) {
                 if let Some(r) = ChunkRange::new(last.0.first(), chunk) {

@@ -56,9 +56,8 @@ pub(crate) struct Download {
     req_rtt: RttEstimator,
     acks: Vec<(ChunkRange, i64)>,
     /// When the oldest chunk of `acks` arrived (`None` while `acks` is
-    /// empty), and how many chunks arrived since ACKs last went out.
+    /// empty).
     acks_since: Option<Instant>,
-    acks_unsent: u64,
     /// The run of consecutive chunks our last ACKs covered, which the next
     /// ACK repeats (see `acks::reack`).
     ack_run: Option<ChunkRange>,
@@ -102,7 +101,6 @@ impl Download {
             req_rtt: RttEstimator::default(),
             acks: Vec::new(),
             acks_since: None,
-            acks_unsent: 0,
             ack_run: None,
             pick_idle_until: now,
             cancel_cursor: cancel_log_len,
