@@ -3,6 +3,7 @@
 seeder and 4 ... 208 leechers, in a flash crowd and in steady state.
 
 Usage: bench/e2.py FIGURE [--sizes 4,8,...,208] [--seeds 1,2,3] [--jobs 2]
+                   [--cdf-leechers 128] [--set KEY=VALUE ...]
                    [--binary target/release/ppspp] [--out lab-results/e2]
 
 FIGURE is one of
@@ -84,7 +85,7 @@ def cdf(values):
 
 def sizes_of(fig, args):
     if fig == "fig11":
-        return [128]
+        return [args.cdf_leechers]
     if FIGURES[fig][1] == "startup":
         return [n for n in args.sizes if n >= 48] or args.sizes
     return args.sizes
@@ -112,19 +113,21 @@ def fmt(x, spec=".1f"):
 
 def figure(fig, args, results):
     arrivals, kind, title = FIGURES[fig]
+    if kind == "cdf":
+        title = title.replace("128", str(args.cdf_leechers))
     command = "bench/e2.py " + " ".join(sys.argv[1:])
     if kind == "cdf":
         p = Plot("completion time (s)", "CDF", title)
         head = ["protocol", "leechers", "completed", "mean s", "p25 s", "p50 s", "p75 s", "p90 s", "max s"]
         table, out = [], []
         for proto, label in PROTOCOLS:
-            runs = results[(proto, arrivals, 128)]
+            runs = results[(proto, arrivals, args.cdf_leechers)]
             xs = sorted(x for r in runs for x in r["download"])
             if not xs:
                 continue
             q = statistics.quantiles(xs, n=20, method="inclusive")
             p.line(cdf(xs), label)
-            row = [label, 128, f"{len(xs)}/{sum(r['leechers'] for r in runs)}", fmt(statistics.mean(xs)),
+            row = [label, args.cdf_leechers, f"{len(xs)}/{sum(r['leechers'] for r in runs)}", fmt(statistics.mean(xs)),
                    fmt(q[4]), fmt(q[9]), fmt(q[14]), fmt(q[17]), fmt(xs[-1])]
             table.append(row)
             out.append(dict(zip(["protocol", "leechers", "completed", "mean_s", "p25_s", "p50_s", "p75_s", "p90_s",
@@ -175,6 +178,10 @@ def main():
     ap.add_argument("--sizes", default=",".join(map(str, SIZES)))
     ap.add_argument("--seeds", default="1,2,3")
     ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--cdf-leechers", type=int, default=128, help="fig11's swarm size (the paper's 128)")
+    ap.add_argument("--set", action="append", default=[], dest="sets", metavar="KEY=VALUE",
+                    help="passed to every run's `lab run --set` (e.g. content.size=100KB for a quick look); the "
+                         "run folders do not carry it, so use a fresh --out")
     ap.add_argument("--binary", default="target/release/ppspp")
     ap.add_argument("--out", default="lab-results/e2")
     args = ap.parse_args()
@@ -191,7 +198,7 @@ def main():
         (proto, arrivals, n), seed = job
         name = scenario_name(proto, arrivals)
         lab_run(args.binary, f"scenarios/{name}.toml", seed, os.path.join(args.out, f"{name}-n{n}-s{seed}"),
-                [f"peers.leechers.count={n}"])
+                [f"peers.leechers.count={n}"] + args.sets)
 
     with ThreadPoolExecutor(args.jobs) as pool:
         list(pool.map(run, jobs))

@@ -4,6 +4,7 @@ one access router, one command per figure of the paper, and our addition.
 
 Usage: bench/e4.py FIGURE [--seeds 1,...,10] [--jobs 2] [--x LIST]
                    [--tcp-window 20000B|none] [--path-delay 25ms]
+                   [--remote-rate RATE] [--set KEY=VALUE ...]
                    [--binary target/release/ppspp] [--out lab-results/e4]
 
 FIGURE is one of
@@ -25,7 +26,9 @@ FIGURE is one of
   all    the four
 
 `--x` replaces the figure's swept values (clients, slots or packets);
-`--remote-rate` puts the remote leechers (not the seeds) on slower links.
+`--remote-rate` puts the remote leechers (not the seeds) on slower links;
+`--set KEY=VALUE` goes to every run (bench/smoke.sh runs each figure on
+1 MB of content this way).
 Every case is a scenario written to OUT/scenarios/ and run once per seed
 into OUT/<case>-s<seed> with the release binary (`cargo build --release -p
 ppspp` first), `--jobs` at a time; a run already there is not run again.
@@ -425,6 +428,9 @@ def main():
     ap.add_argument("--remote-rate", default=REMOTE_RATE,
                     help="up and down rate of the remote leechers' links (default 100Mbit/s, the paper's; the "
                          "seeds keep it): slower remote peers need the local client's pieces more")
+    ap.add_argument("--set", action="append", default=[], dest="sets", metavar="KEY=VALUE",
+                    help="passed to every run's `lab run --set` (e.g. content.size=1MB for a quick look); the "
+                         "run folders do not carry it, so use a fresh --out")
     ap.add_argument("--binary", default="target/release/ppspp")
     ap.add_argument("--out", default="lab-results/e4")
     args = ap.parse_args()
@@ -450,7 +456,7 @@ def main():
     todo.sort(key=lambda j: -(j[0]["clients"] * (4 if j[0]["app"].startswith("ppspp") else 1)))
     with ThreadPoolExecutor(args.jobs) as pool:
         list(pool.map(lambda j: lab_run(args.binary, j[0]["path"], j[1],
-                                        os.path.join(args.out, f"{j[0]['name']}-s{j[1]}")), todo))
+                                        os.path.join(args.out, f"{j[0]['name']}-s{j[1]}"), args.sets), todo))
     for fig in figures:
         for c in per_figure[fig]:
             c["runs"] = [load(os.path.join(args.out, f"{c['name']}-s{s}")) for s in args.seeds]
