@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 mod log;
+mod shaper;
 mod socket;
 mod viewers;
 
@@ -32,6 +33,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
+pub use shaper::{Direction, Held, ShaperPort};
 pub use socket::BatchSocket;
 pub use viewers::Playback;
 use viewers::Viewers;
@@ -271,6 +273,30 @@ pub async fn start(
     mpsc::UnboundedReceiver<Event>,
     JoinHandle<io::Result<()>>,
 )> {
+    spawn(config, None).await
+}
+
+/// As [`start`], for a node whose datagrams pass through an emulation's
+/// shaper on their way in and out (see [`ShaperPort`]).
+pub async fn start_shaped(
+    config: NodeConfig,
+    shaper: ShaperPort,
+) -> io::Result<(
+    NodeHandle,
+    mpsc::UnboundedReceiver<Event>,
+    JoinHandle<io::Result<()>>,
+)> {
+    spawn(config, Some(shaper)).await
+}
+
+async fn spawn(
+    config: NodeConfig,
+    shaper: Option<ShaperPort>,
+) -> io::Result<(
+    NodeHandle,
+    mpsc::UnboundedReceiver<Event>,
+    JoinHandle<io::Result<()>>,
+)> {
     let socket = BatchSocket::bind(config.listen).await?;
     let local_addr = socket.local_addr()?;
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
@@ -291,7 +317,7 @@ pub async fn start(
         endpoint.add_own_address(own);
     }
     let task = tokio::spawn(
-        run(socket, endpoint, clock, cmd_rx, ev_tx, verified_tx)
+        run(socket, endpoint, clock, cmd_rx, ev_tx, verified_tx, shaper)
             .instrument(log::node_span(local_addr)),
     );
     Ok((
@@ -356,15 +382,25 @@ async fn run(
     mut commands: mpsc::UnboundedReceiver<Command>,
     events: mpsc::UnboundedSender<Event>,
     verified: watch::Sender<u64>,
+    mut shaper: Option<ShaperPort>,
 ) -> io::Result<()> {
     let mut shutdown: Option<(oneshot::Sender<Vec<String>>, Instant, Vec<String>)> = None;
     let mut viewers = Viewers::default();
+    let local = socket.local_addr()?;
+    // A shaped node writes each datagram here before handing it over.
+    let mut held_buf = match shaper {
+        Some(_) => vec![0u8; socket::MAX_DATAGRAM],
+        None => Vec::new(),
+    };
     loop {
         let now = clock.now();
         socket
             .recv_ready(|from, d| {
                 log::received(from, d.len());
-                ep.handle_datagram(now, from, d);
+                match &shaper {
+                    Some(port) => port.hold(Direction::In, local, from, d),
+                    None => ep.handle_datagram(now, from, d),
+                }
             })
             .inspect_err(|e| tracing::warn!(error = %e, "receiving failed: the node stops"))?;
         if ep.poll_timeout(now).is_some_and(|t| t <= now) {
@@ -372,12 +408,20 @@ async fn run(
         }
         let mut sent = 0;
         while sent < SEND_BUDGET {
-            let slot = socket.next_slot();
-            let Some(t) = ep.poll_transmit(now, slot) else {
-                break;
-            };
-            log::sent(t.destination, t.len);
-            socket.push(t.destination, t.len).await?;
+            if let Some(port) = &shaper {
+                let Some(t) = ep.poll_transmit(now, &mut held_buf) else {
+                    break;
+                };
+                log::sent(t.destination, t.len);
+                port.hold(Direction::Out, local, t.destination, &held_buf[..t.len]);
+            } else {
+                let slot = socket.next_slot();
+                let Some(t) = ep.poll_transmit(now, slot) else {
+                    break;
+                };
+                log::sent(t.destination, t.len);
+                socket.push(t.destination, t.len).await?;
+            }
             sent += 1;
         }
         socket.flush().await?;
@@ -425,6 +469,13 @@ async fn run(
         tokio::select! {
             r = socket.readable() => r?,
             () = sleep => {}
+            held = shaper::next_release(&mut shaper) => match held {
+                None => {
+                    tracing::debug!("the shaper has gone: the node stops");
+                    return Ok(());
+                }
+                Some(h) => release(&mut socket, &mut ep, &clock, &mut shaper, h).await?,
+            },
             cmd = commands.recv() => match cmd {
                 None => return Ok(()),
                 Some(cmd) => {
@@ -445,6 +496,30 @@ async fn run(
             },
         }
     }
+}
+
+/// Acts on a datagram the shaper gave back, and on every other one it has
+/// ready: sends the outgoing ones, hands the incoming ones to the endpoint.
+async fn release(
+    socket: &mut BatchSocket,
+    ep: &mut Endpoint,
+    clock: &Clock,
+    shaper: &mut Option<ShaperPort>,
+    first: Held,
+) -> io::Result<()> {
+    let mut next = Some(first);
+    while let Some(h) = next {
+        match h.direction {
+            Direction::Out => {
+                let len = h.bytes.len().min(socket::MAX_DATAGRAM);
+                socket.next_slot()[..len].copy_from_slice(&h.bytes[..len]);
+                socket.push(h.peer, len).await?;
+            }
+            Direction::In => ep.handle_datagram(clock.now(), h.peer, &h.bytes),
+        }
+        next = shaper.as_mut().and_then(|p| p.release.try_recv().ok());
+    }
+    socket.flush().await
 }
 
 /// Chunks verified since the node started, over every swarm.

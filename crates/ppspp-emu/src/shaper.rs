@@ -1,0 +1,255 @@
+//! The network model between real nodes: every datagram a shaped node
+//! writes enters the lab's [`Network`] at its host's uplink, crosses the
+//! modelled path (access links, sites, core delay, queues, loss) against
+//! the wall clock, and goes to the kernel when the model delivers it; the
+//! receiving node gets it from its socket at once.
+//!
+//! The whole path is modelled before the kernel, on the sending side: the
+//! model's delivery time is when the datagram enters the loopback, which
+//! adds its own few microseconds. (Splitting the path at the core, uplinks
+//! on the sending side and downlinks on the receiving side, is what an
+//! emulation across machines needs; the model already cuts there for its
+//! partitions.)
+//!
+//! One task owns the model, so links shared by several nodes (a site's
+//! router, seed paper 003's access router) see all their traffic in one
+//! queue. Its timers are tokio's, whose resolution is a millisecond: a
+//! datagram goes out up to about a millisecond after the model's time.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use ppspp_core::time::Instant;
+use ppspp_lab::net::Network;
+use ppspp_lab::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
+use ppspp_udp::{Direction, Held, ShaperPort};
+use tokio::sync::mpsc;
+use tokio::task::JoinHandle;
+
+/// What the shaper did, in datagrams.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ShaperStats {
+    /// Written by a node and offered to the model.
+    pub offered: u64,
+    /// Delivered by the model and given back to be sent.
+    pub sent: u64,
+    /// Read by a node from its socket and given back to it.
+    pub received: u64,
+    /// From or to an address no attached node has (dropped).
+    pub unknown: u64,
+}
+
+/// Gives a node its datagrams back; made with its [`ShaperPort`] by
+/// [`ShaperHandle::port`], handed over with [`ShaperHandle::attach`].
+#[derive(Debug)]
+pub struct Releaser(mpsc::UnboundedSender<Held>);
+
+enum Control {
+    Attach(HostId, SocketAddr, Releaser),
+    Detach(HostId),
+}
+
+/// Talks to a running shaper.
+pub struct ShaperHandle {
+    hold: mpsc::UnboundedSender<Held>,
+    control: mpsc::UnboundedSender<Control>,
+    task: JoinHandle<(Network, ShaperStats)>,
+}
+
+impl ShaperHandle {
+    /// Starts the shaper's task on the current tokio runtime, with `net`'s
+    /// clock at zero now.
+    pub fn start(net: Network) -> ShaperHandle {
+        let (hold, hold_rx) = mpsc::unbounded_channel();
+        let (control, control_rx) = mpsc::unbounded_channel();
+        let shaper = Shaper {
+            net,
+            epoch: std::time::Instant::now(),
+            hosts: HashMap::new(),
+            nodes: Vec::new(),
+            stats: ShaperStats::default(),
+        };
+        ShaperHandle {
+            hold,
+            control,
+            task: tokio::spawn(shaper.run(hold_rx, control_rx)),
+        }
+    }
+
+    /// A port for a node to be started with (`ppspp_udp::start_shaped`),
+    /// and the releaser to [`attach`](Self::attach) once its address is
+    /// known.
+    pub fn port(&self) -> (ShaperPort, Releaser) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (
+            ShaperPort {
+                hold: self.hold.clone(),
+                release: rx,
+            },
+            Releaser(tx),
+        )
+    }
+
+    /// The node at `addr` is host `host` of the model. Attach it before it
+    /// first sends (before it connects to a peer): a datagram from an
+    /// address not attached is dropped, as one to such an address.
+    pub fn attach(&self, host: HostId, addr: SocketAddr, releaser: Releaser) {
+        let _ = self.control.send(Control::Attach(host, addr, releaser));
+    }
+
+    /// Host `host`'s node has left: its datagrams still in the model are
+    /// dropped, and its port's release channel closes (the node stops).
+    pub fn detach(&self, host: HostId) {
+        let _ = self.control.send(Control::Detach(host));
+    }
+
+    /// Stops the shaper; returns the model (with its links' counters) and
+    /// what the shaper did. Every attached node's release channel closes.
+    pub async fn stop(self) -> (Network, ShaperStats) {
+        drop(self.hold);
+        drop(self.control);
+        self.task.await.expect("the shaper's task does not panic")
+    }
+}
+
+struct Shaper {
+    net: Network,
+    epoch: std::time::Instant,
+    hosts: HashMap<SocketAddr, HostId>,
+    /// By host id: its node's address and releaser, while attached.
+    nodes: Vec<Option<(SocketAddr, Releaser)>>,
+    stats: ShaperStats,
+}
+
+impl Shaper {
+    fn now(&self) -> Instant {
+        Instant::from_micros(u64::try_from(self.epoch.elapsed().as_micros()).unwrap_or(u64::MAX))
+    }
+
+    fn at(&self, t: Instant) -> tokio::time::Instant {
+        tokio::time::Instant::from_std(self.epoch + Duration::from_micros(t.as_micros()))
+    }
+
+    async fn run(
+        mut self,
+        mut hold: mpsc::UnboundedReceiver<Held>,
+        mut control: mpsc::UnboundedReceiver<Control>,
+    ) -> (Network, ShaperStats) {
+        loop {
+            self.deliver_due();
+            let wake = self.net.poll_timeout().map(|t| self.at(t));
+            tokio::select! {
+                // Attachments first: a node attached before it sends must
+                // not see its first datagram dropped.
+                biased;
+                c = control.recv() => match c {
+                    Some(c) => self.apply(c),
+                    // The handle stopped the shaper (the nodes still hold
+                    // senders of `hold`, so that one never closes first).
+                    None => break,
+                },
+                h = hold.recv() => match h {
+                    Some(h) => self.on_held(h),
+                    None => break,
+                },
+                () = sleep_until(wake), if wake.is_some() => {}
+            }
+        }
+        (self.net, self.stats)
+    }
+
+    fn apply(&mut self, c: Control) {
+        match c {
+            Control::Attach(host, addr, releaser) => {
+                let i = host.0 as usize;
+                if self.nodes.len() <= i {
+                    self.nodes.resize_with(i + 1, || None);
+                }
+                self.hosts.insert(addr, host);
+                self.nodes[i] = Some((addr, releaser));
+            }
+            Control::Detach(host) => {
+                if let Some((addr, _)) = self.nodes.get_mut(host.0 as usize).and_then(Option::take)
+                {
+                    self.hosts.remove(&addr);
+                }
+            }
+        }
+    }
+
+    fn on_held(&mut self, h: Held) {
+        match h.direction {
+            Direction::Out => {
+                let (Some(&src), Some(&dst)) = (self.hosts.get(&h.node), self.hosts.get(&h.peer))
+                else {
+                    self.stats.unknown += 1;
+                    return;
+                };
+                self.stats.offered += 1;
+                let size = u32::try_from(h.bytes.len()).unwrap_or(u32::MAX) + UDP_OVERHEAD;
+                let now = self.now();
+                self.net.send(
+                    now,
+                    Packet {
+                        src,
+                        dst,
+                        // A peer's datagrams are one flow, as in the simulator.
+                        flow: FlowId(src.0),
+                        size,
+                        body: Body::Datagram(h.bytes),
+                    },
+                );
+            }
+            Direction::In => match self.hosts.get(&h.node) {
+                Some(&host) => {
+                    self.stats.received += 1;
+                    self.release(host, h);
+                }
+                None => self.stats.unknown += 1,
+            },
+        }
+    }
+
+    /// Moves the model up to now and sends what it delivered.
+    fn deliver_due(&mut self) {
+        let now = self.now();
+        self.net.handle_timeout(now);
+        while let Some(p) = self.net.poll_delivery() {
+            let Body::Datagram(bytes) = p.body else {
+                continue;
+            };
+            let (Some(node), Some(peer)) = (self.addr(p.src), self.addr(p.dst)) else {
+                // Either end left while it was on its way.
+                continue;
+            };
+            self.stats.sent += 1;
+            self.release(
+                p.src,
+                Held {
+                    direction: Direction::Out,
+                    node,
+                    peer,
+                    bytes,
+                },
+            );
+        }
+    }
+
+    fn addr(&self, host: HostId) -> Option<SocketAddr> {
+        self.nodes.get(host.0 as usize)?.as_ref().map(|(a, _)| *a)
+    }
+
+    fn release(&self, host: HostId, h: Held) {
+        if let Some(Some((_, r))) = self.nodes.get(host.0 as usize) {
+            let _ = r.0.send(h);
+        }
+    }
+}
+
+async fn sleep_until(t: Option<tokio::time::Instant>) {
+    match t {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}

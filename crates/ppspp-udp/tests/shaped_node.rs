@@ -1,0 +1,188 @@
+//! A shaped node (`start_shaped`) hands every datagram to its shaper, in and
+//! out, and acts on it only when the shaper gives it back: the hook the
+//! lab's real-time emulator puts its link model in.
+
+mod common;
+
+use std::collections::{HashMap, VecDeque};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ppspp_core::pick;
+use ppspp_core::proto::SwarmSetup;
+use ppspp_core::storage::MemoryStorage;
+use ppspp_core::{ChunkSize, HashFunction};
+use ppspp_udp::{Direction, Held, NodeHandle, ShaperPort};
+use tokio::sync::mpsc;
+use tokio::time::Instant;
+
+/// What the test shaper saw.
+#[derive(Default)]
+struct Seen {
+    out: AtomicU64,
+    inbound: AtomicU64,
+}
+
+/// A shaper that gives every outgoing datagram back after `delay` (none
+/// at all when `drop_all`) and every incoming one at once.
+fn spawn_shaper(
+    mut hold: mpsc::UnboundedReceiver<Held>,
+    release: HashMap<SocketAddr, mpsc::UnboundedSender<Held>>,
+    delay: Duration,
+    drop_all: bool,
+    seen: Arc<Seen>,
+) -> tokio::task::JoinHandle<()> {
+    tokio::spawn(async move {
+        let mut due: VecDeque<(Instant, Held)> = VecDeque::new();
+        loop {
+            let next = due.front().map(|(t, _)| *t);
+            tokio::select! {
+                h = hold.recv() => {
+                    let Some(h) = h else { return };
+                    match h.direction {
+                        Direction::Out => {
+                            seen.out.fetch_add(1, Ordering::Relaxed);
+                            if !drop_all {
+                                due.push_back((Instant::now() + delay, h));
+                            }
+                        }
+                        Direction::In => {
+                            seen.inbound.fetch_add(1, Ordering::Relaxed);
+                            let _ = release[&h.node].send(h);
+                        }
+                    }
+                }
+                () = async { tokio::time::sleep_until(next.unwrap()).await }, if next.is_some() => {
+                    let (_, h) = due.pop_front().unwrap();
+                    let _ = release[&h.node].send(h);
+                }
+            }
+        }
+    })
+}
+
+struct Pair {
+    seeder: NodeHandle,
+    node: NodeHandle,
+    swarm: ppspp_core::proto::SwarmHandle,
+    total: u64,
+    seen: Arc<Seen>,
+    seeder_task: tokio::task::JoinHandle<std::io::Result<()>>,
+    shaper: tokio::task::JoinHandle<()>,
+}
+
+/// A seeder and a downloader, both shaped by one test shaper.
+async fn shaped_pair(delay: Duration, drop_all: bool) -> Pair {
+    let (data, tree) = common::content(300_000, 11);
+    let cs = ChunkSize::DEFAULT;
+    let (hold_tx, hold_rx) = mpsc::unbounded_channel();
+    let (seeder_tx, seeder_rx) = mpsc::unbounded_channel();
+    let (node_tx, node_rx) = mpsc::unbounded_channel();
+    let port = |release| ShaperPort {
+        hold: hold_tx.clone(),
+        release,
+    };
+    let (seeder, _, seeder_task) =
+        ppspp_udp::start_shaped(common::config(None, 3), port(seeder_rx))
+            .await
+            .unwrap();
+    seeder
+        .add_swarm(SwarmSetup::seed(
+            tree.clone(),
+            Box::new(MemoryStorage::with_content(cs, data.clone())),
+            pick::by_name("rarest-first").unwrap(),
+        ))
+        .await
+        .unwrap();
+    let (node, _, _) = ppspp_udp::start_shaped(common::config(None, 4), port(node_rx))
+        .await
+        .unwrap();
+    let swarm = node
+        .add_swarm(
+            SwarmSetup::download(
+                tree.root(),
+                HashFunction::Sha1,
+                cs,
+                Some(tree.chunk_count()),
+                Box::new(MemoryStorage::empty(cs)),
+                pick::by_name("linear").unwrap(),
+            )
+            .unwrap(),
+        )
+        .await
+        .unwrap();
+    let release = HashMap::from([
+        (seeder.local_addr(), seeder_tx),
+        (node.local_addr(), node_tx),
+    ]);
+    let seen = Arc::new(Seen::default());
+    let shaper = spawn_shaper(hold_rx, release, delay, drop_all, seen.clone());
+    Pair {
+        seeder,
+        node,
+        swarm,
+        total: tree.chunk_count(),
+        seen,
+        seeder_task,
+        shaper,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_datagram_waits_for_the_shaper_and_the_download_completes() {
+    let delay = Duration::from_millis(60);
+    let p = shaped_pair(delay, false).await;
+    let mut verified = p.node.verified();
+    let start = Instant::now();
+    p.node.connect(p.swarm, p.seeder.local_addr()).unwrap();
+    // The first chunk needs four one-way trips (handshake, its answer with
+    // the seeder's HAVE, the request, the data), each held `delay` at least.
+    tokio::time::timeout(Duration::from_secs(10), verified.wait_for(|v| *v > 0))
+        .await
+        .expect("a first chunk")
+        .unwrap();
+    let first = start.elapsed();
+    assert!(first >= 4 * delay, "first chunk after {first:?}");
+    tokio::time::timeout(
+        Duration::from_secs(60),
+        verified.wait_for(|v| *v == p.total),
+    )
+    .await
+    .expect("the download completes through the shaper")
+    .unwrap();
+    assert!(p.node.report(p.swarm).await.unwrap().complete);
+    // On loopback nothing is lost: every datagram the shaper let out came
+    // back in through a socket (the last few may still be on their way).
+    let out = p.seen.out.load(Ordering::Relaxed);
+    let inbound = p.seen.inbound.load(Ordering::Relaxed);
+    assert!(out > p.total, "{out} datagrams out for {} chunks", p.total);
+    assert!(
+        inbound <= out && inbound + 64 >= out,
+        "{inbound} in, {out} out"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_shaper_that_drops_everything_lets_nothing_through() {
+    let p = shaped_pair(Duration::ZERO, true).await;
+    p.node.connect(p.swarm, p.seeder.local_addr()).unwrap();
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    assert!(
+        p.seen.out.load(Ordering::Relaxed) > 0,
+        "the handshake was held"
+    );
+    assert_eq!(p.seen.inbound.load(Ordering::Relaxed), 0);
+    assert_eq!(*p.node.verified().borrow(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_stops_when_its_shaper_goes() {
+    let p = shaped_pair(Duration::ZERO, false).await;
+    p.shaper.abort();
+    let done = tokio::time::timeout(Duration::from_secs(5), p.seeder_task)
+        .await
+        .expect("the seeder stopped");
+    assert!(done.unwrap().is_ok());
+}
