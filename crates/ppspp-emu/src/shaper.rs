@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use hdrhistogram::Histogram;
 use ppspp_core::time::Instant;
 use ppspp_lab::net::Network;
 use ppspp_lab::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
@@ -40,6 +41,18 @@ pub struct ShaperStats {
     pub unknown: u64,
 }
 
+/// What a stopped shaper hands back.
+pub struct Stopped {
+    /// The model, with its links' counters.
+    pub net: Network,
+    /// What the shaper did.
+    pub stats: ShaperStats,
+    /// How late the shaper acted on the model's due events, in µs: at each
+    /// turn that found some due, the wall clock minus the earliest one's
+    /// time. Its p99 is issue 27's "scheduling lateness".
+    pub lateness_us: Histogram<u64>,
+}
+
 /// Gives a node its datagrams back; made with its [`ShaperPort`] by
 /// [`ShaperHandle::port`], handed over with [`ShaperHandle::attach`].
 #[derive(Debug)]
@@ -54,7 +67,7 @@ enum Control {
 pub struct ShaperHandle {
     hold: mpsc::UnboundedSender<Held>,
     control: mpsc::UnboundedSender<Control>,
-    task: JoinHandle<(Network, ShaperStats)>,
+    task: JoinHandle<Stopped>,
 }
 
 impl ShaperHandle {
@@ -69,6 +82,8 @@ impl ShaperHandle {
             hosts: HashMap::new(),
             nodes: Vec::new(),
             stats: ShaperStats::default(),
+            // Three significant digits up to an hour; it grows as needed.
+            lateness_us: Histogram::new(3).expect("3 significant digits are allowed"),
         };
         ShaperHandle {
             hold,
@@ -106,7 +121,7 @@ impl ShaperHandle {
 
     /// Stops the shaper; returns the model (with its links' counters) and
     /// what the shaper did. Every attached node's release channel closes.
-    pub async fn stop(self) -> (Network, ShaperStats) {
+    pub async fn stop(self) -> Stopped {
         drop(self.hold);
         drop(self.control);
         self.task.await.expect("the shaper's task does not panic")
@@ -120,6 +135,7 @@ struct Shaper {
     /// By host id: its node's address and releaser, while attached.
     nodes: Vec<Option<(SocketAddr, Releaser)>>,
     stats: ShaperStats,
+    lateness_us: Histogram<u64>,
 }
 
 impl Shaper {
@@ -135,7 +151,7 @@ impl Shaper {
         mut self,
         mut hold: mpsc::UnboundedReceiver<Held>,
         mut control: mpsc::UnboundedReceiver<Control>,
-    ) -> (Network, ShaperStats) {
+    ) -> Stopped {
         loop {
             self.deliver_due();
             let wake = self.net.poll_timeout().map(|t| self.at(t));
@@ -156,7 +172,11 @@ impl Shaper {
                 () = sleep_until(wake), if wake.is_some() => {}
             }
         }
-        (self.net, self.stats)
+        Stopped {
+            net: self.net,
+            stats: self.stats,
+            lateness_us: self.lateness_us,
+        }
     }
 
     fn apply(&mut self, c: Control) {
@@ -214,6 +234,10 @@ impl Shaper {
     /// Moves the model up to now and sends what it delivered.
     fn deliver_due(&mut self) {
         let now = self.now();
+        if let Some(due) = self.net.poll_timeout().filter(|t| *t <= now) {
+            self.lateness_us
+                .saturating_record(now.as_micros() - due.as_micros());
+        }
         self.net.handle_timeout(now);
         while let Some(p) = self.net.poll_delivery() {
             let Body::Datagram(bytes) = p.body else {

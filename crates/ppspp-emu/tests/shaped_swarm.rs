@@ -119,10 +119,17 @@ async fn the_models_links_bound_a_real_download() {
     // Every chunk crossed the seeder's 2 Mbit/s uplink in the model.
     let floor = Duration::from_secs_f64(f64::from(LEN) * 8.0 / UPLINK_BPS as f64);
     assert!(took >= floor, "300 kB in {took:?} through 2 Mbit/s");
-    let (net, stats) = s.shaper.stop().await;
+    let stopped = s.shaper.stop().await;
+    let (net, stats) = (stopped.net, stopped.stats);
     let (up, _) = net.access_links(HostId(0)).unwrap();
     let link = net.link(up).stats();
     assert!(link.bytes_out >= u64::from(LEN), "{link:?}");
+    // Each of the many turns with due events was counted.
+    assert!(
+        stopped.lateness_us.len() > 100,
+        "{}",
+        stopped.lateness_us.len()
+    );
     assert_eq!(link.drops_loss, 0);
     let ShaperStats {
         offered,
@@ -143,7 +150,8 @@ async fn the_models_losses_reach_the_nodes() {
     s.node.connect(s.swarm, s.seeder.local_addr()).unwrap();
     tokio::time::sleep(Duration::from_millis(800)).await;
     assert_eq!(*s.node.verified().borrow(), 0);
-    let (net, stats) = s.shaper.stop().await;
+    let stopped = s.shaper.stop().await;
+    let (net, stats) = (stopped.net, stopped.stats);
     let (up, _) = net.access_links(HostId(0)).unwrap();
     let link = net.link(up).stats();
     assert!(link.drops_loss > 0, "{link:?}");
