@@ -8,9 +8,11 @@
 //! read the same scenario files and the same network model.
 //!
 //! Built so far: [`shaper`], the task that runs the model for every shaped
-//! node. Still to come: `ppspp lab emulate SCENARIO`, which starts a node
-//! per peer on its own loopback address from the scenario's plan.
+//! node, and [`refuse`], what of a scenario cannot run in real time yet.
+//! Still to come: `ppspp lab emulate SCENARIO`, which starts a node per
+//! peer on its own loopback address from the scenario's plan.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod refuse;
 pub mod shaper;
