@@ -8,11 +8,13 @@
 //! read the same scenario files and the same network model.
 //!
 //! Built so far: [`shaper`], the task that runs the model for every shaped
-//! node, and [`refuse`], what of a scenario cannot run in real time yet.
-//! Still to come: `ppspp lab emulate SCENARIO`, which starts a node per
-//! peer on its own loopback address from the scenario's plan.
+//! node; [`refuse`], what of a scenario cannot run in real time yet; and
+//! [`emulate`], a scenario's peers run as real nodes on the scenario's plan.
+//! Still to come: `ppspp lab emulate SCENARIO` writing the same results
+//! folder and report as `ppspp lab run`.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod emulate;
 pub mod refuse;
 pub mod shaper;

@@ -59,6 +59,7 @@ pub struct Stopped {
 pub struct Releaser(mpsc::UnboundedSender<Held>);
 
 enum Control {
+    Name(HostId, SocketAddr),
     Attach(HostId, SocketAddr, Releaser),
     Detach(HostId),
 }
@@ -106,15 +107,24 @@ impl ShaperHandle {
         )
     }
 
-    /// The node at `addr` is host `host` of the model. Attach it before it
-    /// first sends (before it connects to a peer): a datagram from an
-    /// address not attached is dropped, as one to such an address.
+    /// Host `host` of the model will be at `addr`. Datagrams to it cross
+    /// the model before its node starts or after it stops (the kernel then
+    /// drops them, as a real network would); one to or from an address no
+    /// host has is dropped at once and counted as `unknown`.
+    pub fn name(&self, host: HostId, addr: SocketAddr) {
+        let _ = self.control.send(Control::Name(host, addr));
+    }
+
+    /// The node at `addr` is host `host` of the model (named so, if it was
+    /// not). Attach it before it first sends (before it connects to a
+    /// peer).
     pub fn attach(&self, host: HostId, addr: SocketAddr, releaser: Releaser) {
         let _ = self.control.send(Control::Attach(host, addr, releaser));
     }
 
-    /// Host `host`'s node has left: its datagrams still in the model are
-    /// dropped, and its port's release channel closes (the node stops).
+    /// Host `host`'s node has left: what it wrote and the model still
+    /// carries is dropped, and its port's release channel closes (the node
+    /// stops). It keeps its address.
     pub fn detach(&self, host: HostId) {
         let _ = self.control.send(Control::Detach(host));
     }
@@ -132,8 +142,9 @@ struct Shaper {
     net: Network,
     epoch: std::time::Instant,
     hosts: HashMap<SocketAddr, HostId>,
-    /// By host id: its node's address and releaser, while attached.
-    nodes: Vec<Option<(SocketAddr, Releaser)>>,
+    /// By host id: its address once named, and its node's releaser while
+    /// attached.
+    nodes: Vec<Option<(SocketAddr, Option<Releaser>)>>,
     stats: ShaperStats,
     lateness_us: Histogram<u64>,
 }
@@ -181,21 +192,26 @@ impl Shaper {
 
     fn apply(&mut self, c: Control) {
         match c {
-            Control::Attach(host, addr, releaser) => {
-                let i = host.0 as usize;
-                if self.nodes.len() <= i {
-                    self.nodes.resize_with(i + 1, || None);
-                }
-                self.hosts.insert(addr, host);
-                self.nodes[i] = Some((addr, releaser));
-            }
+            Control::Name(host, addr) => self.set(host, addr, None),
+            Control::Attach(host, addr, releaser) => self.set(host, addr, Some(releaser)),
             Control::Detach(host) => {
-                if let Some((addr, _)) = self.nodes.get_mut(host.0 as usize).and_then(Option::take)
-                {
-                    self.hosts.remove(&addr);
+                if let Some(Some((_, r))) = self.nodes.get_mut(host.0 as usize) {
+                    *r = None;
                 }
             }
         }
+    }
+
+    fn set(&mut self, host: HostId, addr: SocketAddr, releaser: Option<Releaser>) {
+        let i = host.0 as usize;
+        if self.nodes.len() <= i {
+            self.nodes.resize_with(i + 1, || None);
+        }
+        if let Some(Some((old, _))) = self.nodes.get(i) {
+            self.hosts.remove(old);
+        }
+        self.hosts.insert(addr, host);
+        self.nodes[i] = Some((addr, releaser));
     }
 
     fn on_held(&mut self, h: Held) {
@@ -244,7 +260,6 @@ impl Shaper {
                 continue;
             };
             let (Some(node), Some(peer)) = (self.addr(p.src), self.addr(p.dst)) else {
-                // Either end left while it was on its way.
                 continue;
             };
             self.stats.sent += 1;
@@ -265,7 +280,7 @@ impl Shaper {
     }
 
     fn release(&self, host: HostId, h: Held) {
-        if let Some(Some((_, r))) = self.nodes.get(host.0 as usize) {
+        if let Some(Some((_, Some(r)))) = self.nodes.get(host.0 as usize) {
             let _ = r.0.send(h);
         }
     }

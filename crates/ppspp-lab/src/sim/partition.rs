@@ -697,7 +697,10 @@ impl Partition {
 const LAB_EPOCH_MICROS: u64 = 1_767_225_600_000_000;
 
 /// The endpoint configuration of peer group `group`.
-fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
+/// The protocol engine's settings for a peer of group `group`: what the
+/// scenario's group and swarm tables say, over the core's defaults (the
+/// real-time emulator starts its nodes with these too).
+pub fn endpoint_config(scenario: &Scenario, group: usize) -> EndpointConfig {
     let g = scenario.peers[group].get_ref();
     let mut c = EndpointConfig {
         congestion: g.congestion.clone(),

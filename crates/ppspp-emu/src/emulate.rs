@@ -1,0 +1,368 @@
+//! A scenario run in real time: one real node per peer (`ppspp_udp`'s
+//! driver, its own UDP socket on its own loopback address), started and
+//! stopped on the wall clock as the scenario's plan says, its datagrams
+//! shaped by the scenario's network model ([`crate::shaper`]).
+//!
+//! The plan (arrivals, departures, links), the tracker, each group's
+//! protocol settings, the content and the pickers are the simulator's own
+//! (`ppspp_lab::sim`), so a scenario means the same thing in both. What
+//! differs is only what a real OS adds: time is the wall clock's, and the
+//! kernel, the sockets and the runtime's scheduling are real.
+//!
+//! Not yet carried over from the simulator: viewers' seeks, a group's
+//! wire-clock offset (a real node reads the real clock), and the results
+//! folder (`ppspp lab emulate` writes it once `results` takes a plain
+//! record of a run).
+
+use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use ppspp_core::chunk::ChunkSizeError;
+use ppspp_core::merkle::MerkleError;
+use ppspp_core::pick;
+use ppspp_core::play::{Bitrate, PlayerConfig};
+use ppspp_core::proto::{SwarmHandle, SwarmSetup};
+use ppspp_core::time::Instant;
+use ppspp_core::{Binmap, ChunkSize, HashFunction};
+use ppspp_lab::content::SyntheticContent;
+use ppspp_lab::packet::HostId;
+use ppspp_lab::rng::{derive, rng, Stream};
+use ppspp_lab::scenario::{Role, Scenario};
+use ppspp_lab::sim::partition::endpoint_config;
+use ppspp_lab::sim::plan::{self, Leave, PeerPlan};
+use ppspp_lab::sim::tracker::Tracker;
+use ppspp_udp::{NodeConfig, NodeHandle, Report};
+use rand::rngs::Xoshiro256PlusPlus;
+use tokio::sync::{watch, Notify};
+
+use crate::refuse::{check, Refusal};
+use crate::shaper::{ShaperHandle, Stopped};
+
+/// The port every emulated peer listens on (each has its own address).
+pub const PORT: u16 = 6778;
+
+/// The loopback address of host `h`: 127.1.0.1 onwards, leaving
+/// 127.0.0.0/16 to the machine.
+pub fn addr_of(h: HostId) -> SocketAddr {
+    let n = h.0 + 1;
+    let ip = Ipv4Addr::new(127, 1 + (n >> 16) as u8, (n >> 8) as u8, n as u8);
+    SocketAddr::V4(SocketAddrV4::new(ip, PORT))
+}
+
+/// Why an emulation could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum EmuError {
+    /// The scenario asks for what cannot run in real time.
+    #[error(transparent)]
+    Refused(#[from] Refusal),
+    /// The content's chunk size is not one the core takes.
+    #[error(transparent)]
+    ChunkSize(#[from] ChunkSizeError),
+    /// The content's hash function has no implementation.
+    #[error("unknown hash function {0}")]
+    UnknownHash(String),
+    /// The content's hash tree could not be built.
+    #[error(transparent)]
+    Content(#[from] MerkleError),
+}
+
+/// One peer's life in an emulation.
+#[derive(Clone, Debug)]
+pub struct EmuPeer {
+    /// Its host id (index in the plan).
+    pub host: u32,
+    /// Its peer group's name.
+    pub group: String,
+    /// Seeder, leecher or host.
+    pub role: Role,
+    /// Seconds from the start when it joined.
+    pub join_s: Option<f64>,
+    /// Seconds from the start when it left (before the end).
+    pub leave_s: Option<f64>,
+    /// Seconds from the start when it held every chunk (leechers).
+    pub complete_s: Option<f64>,
+    /// Why its node could not start, if it could not.
+    pub failed: Option<String>,
+    /// Its swarm's figures when it left or the run ended.
+    pub report: Option<Report>,
+}
+
+/// What an emulation produced.
+pub struct Outcome {
+    /// Every peer, by host id.
+    pub peers: Vec<EmuPeer>,
+    /// The model and the shaper's figures.
+    pub shaper: Stopped,
+    /// Wall seconds the run took.
+    pub wall_s: f64,
+}
+
+/// What every peer's task shares.
+struct Ctx {
+    scenario: Scenario,
+    seed: u64,
+    plans: Vec<PeerPlan>,
+    content: Option<SyntheticContent>,
+    tracker: Mutex<Tracker>,
+    shaper: ShaperHandle,
+    epoch: std::time::Instant,
+    end: watch::Receiver<bool>,
+    /// Leechers neither complete nor gone.
+    unfinished: AtomicUsize,
+    finished: Notify,
+}
+
+impl Ctx {
+    fn now(&self) -> Instant {
+        Instant::from_micros(u64::try_from(self.epoch.elapsed().as_micros()).unwrap_or(u64::MAX))
+    }
+
+    fn secs(&self) -> f64 {
+        self.epoch.elapsed().as_secs_f64()
+    }
+
+    fn at(&self, d: Duration) -> tokio::time::Instant {
+        tokio::time::Instant::from_std(self.epoch + d)
+    }
+
+    fn leecher_done(&self) {
+        if self.unfinished.fetch_sub(1, Ordering::AcqRel) == 1 {
+            self.finished.notify_one();
+        }
+    }
+}
+
+/// Runs `scenario` with `seed` in real time on the current (multi-threaded)
+/// tokio runtime, until its duration ends or, with `stop_when_done`, every
+/// leecher has completed or left.
+pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
+    check(&scenario)?;
+    let cs = ChunkSize::new(scenario.content.chunk_size.0)?;
+    let hash = HashFunction::from_name(&scenario.content.hash)
+        .ok_or_else(|| EmuError::UnknownHash(scenario.content.hash.clone()))?;
+    let content = Some(SyntheticContent::new(scenario.content.size.0, cs, hash)?);
+    let (net, plans) = plan::build(&scenario, seed);
+    let leechers = plans.iter().filter(|p| p.role == Role::Leecher).count();
+    let (end_tx, end_rx) = watch::channel(false);
+    let ctx = Arc::new(Ctx {
+        tracker: Mutex::new(Tracker::new(&plans, scenario.swarm.tracker_notice.0)),
+        scenario,
+        seed,
+        plans,
+        content,
+        shaper: ShaperHandle::start(net),
+        epoch: std::time::Instant::now(),
+        end: end_rx,
+        unfinished: AtomicUsize::new(leechers),
+        finished: Notify::new(),
+    });
+    // Every peer's address is known from the start: a datagram to a peer
+    // that has just joined crosses the model while its node starts.
+    for i in 0..ctx.plans.len() as u32 {
+        ctx.shaper.name(HostId(i), addr_of(HostId(i)));
+    }
+    let tasks: Vec<_> = (0..ctx.plans.len() as u32)
+        .map(|i| tokio::spawn(peer_life(ctx.clone(), i)))
+        .collect();
+    let duration = ctx.at(ctx.scenario.duration.0);
+    let stop_when_done = ctx.scenario.stop_when_done && leechers > 0;
+    tokio::select! {
+        () = tokio::time::sleep_until(duration) => {}
+        () = ctx.finished.notified(), if stop_when_done => {}
+    }
+    let _ = end_tx.send(true);
+    let mut peers = Vec::with_capacity(tasks.len());
+    let mut running = Vec::new();
+    for t in tasks {
+        let (peer, node) = t.await.expect("a peer's task does not panic");
+        peers.push(peer);
+        running.extend(node);
+    }
+    let wall_s = ctx.secs();
+    // Every node still in the swarm stops together, all still attached to
+    // the model, so none of their last datagrams meets a peer gone from it.
+    for node in &running {
+        let _ = node.shutdown().await;
+    }
+    let ctx = Arc::into_inner(ctx).expect("every peer's task has ended");
+    Ok(Outcome {
+        peers,
+        shaper: ctx.shaper.stop().await,
+        wall_s,
+    })
+}
+
+/// Waits until `end` says the run is over.
+async fn ended(end: &mut watch::Receiver<bool>) {
+    let _ = end.wait_for(|e| *e).await;
+}
+
+/// A peer's life; at the end of the run, its node, still running.
+async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
+    let plan = ctx.plans[i as usize].clone();
+    let spec = ctx.scenario.peers[plan.group].get_ref().clone();
+    let mut out = EmuPeer {
+        host: i,
+        group: spec.name.clone(),
+        role: plan.role,
+        join_s: None,
+        leave_s: None,
+        complete_s: None,
+        failed: None,
+        report: None,
+    };
+    let mut end = ctx.end.clone();
+    tokio::select! {
+        () = tokio::time::sleep_until(ctx.at(plan.arrival)) => {}
+        () = ended(&mut end) => return (out, None),
+    }
+    out.join_s = Some(ctx.secs());
+    let content = match (&ctx.content, plan.role) {
+        (Some(c), Role::Seeder | Role::Leecher) => c,
+        _ => {
+            // A host runs no node: it stands for a cross-traffic end.
+            ended(&mut end).await;
+            return (out, None);
+        }
+    };
+    // The simulator's stream for this peer's tracker answers.
+    let mut tracker_rng = rng(ctx.seed, Stream::Tracker, u64::from(i));
+    let (node, swarm) = match start_node(&ctx, i, &plan, &spec, content, &mut tracker_rng).await {
+        Ok(x) => x,
+        Err(e) => {
+            out.failed = Some(e.to_string());
+            if plan.role == Role::Leecher {
+                ctx.leecher_done();
+            }
+            return (out, None);
+        }
+    };
+    let leecher = plan.role == Role::Leecher;
+    let total = content.chunk_count();
+    let mut verified = node.verified();
+    let mut leave_at = match plan.leave {
+        Leave::After(life) => Some(ctx.at(plan.arrival + life)),
+        Leave::Stay | Leave::WhenDone(_) => None,
+    };
+    let every = ctx
+        .scenario
+        .swarm
+        .reannounce
+        .0
+        .max(Duration::from_millis(100));
+    let mut announce = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
+    let mut left = false;
+    loop {
+        tokio::select! {
+            () = ended(&mut end) => break,
+            () = sleep_opt(leave_at) => { left = true; break; }
+            r = verified.changed(), if leecher && out.complete_s.is_none() => {
+                if r.is_err() {
+                    break;
+                }
+                if *verified.borrow_and_update() >= total {
+                    out.complete_s = Some(ctx.secs());
+                    ctx.leecher_done();
+                    if let Leave::WhenDone(linger) = plan.leave {
+                        leave_at = Some(tokio::time::Instant::now() + linger);
+                    }
+                }
+            }
+            _ = announce.tick(), if leecher && out.complete_s.is_none() => {
+                // The simulator asks only when channels are few or nothing
+                // came; asking again costs a real node nothing but
+                // handshakes to peers it already has, which it skips.
+                connect_named(&ctx, i, &node, swarm, &mut tracker_rng);
+            }
+        }
+    }
+    out.report = node.report(swarm).await.ok();
+    if !left {
+        return (out, Some(node));
+    }
+    out.leave_s = Some(ctx.secs());
+    if leecher && out.complete_s.is_none() {
+        ctx.leecher_done();
+    }
+    ctx.tracker
+        .lock()
+        .expect("not poisoned")
+        .depart(i, ctx.now());
+    let _ = node.shutdown().await;
+    ctx.shaper.detach(HostId(i));
+    (out, None)
+}
+
+async fn sleep_opt(t: Option<tokio::time::Instant>) {
+    match t {
+        Some(t) => tokio::time::sleep_until(t).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Connects peer `i` to those the tracker names now.
+fn connect_named(
+    ctx: &Ctx,
+    i: u32,
+    node: &NodeHandle,
+    swarm: SwarmHandle,
+    r: &mut Xoshiro256PlusPlus,
+) {
+    let want = ctx.scenario.swarm.tracker_peers;
+    let named = ctx
+        .tracker
+        .lock()
+        .expect("not poisoned")
+        .answer(i, ctx.now(), want, r);
+    for j in named {
+        let _ = node.connect(swarm, addr_of(HostId(j)));
+    }
+}
+
+/// Starts peer `i`'s node, attaches it to the shaper, adds its swarm (and
+/// player) as the simulator's join does, and connects it to whom the
+/// tracker names.
+async fn start_node(
+    ctx: &Ctx,
+    i: u32,
+    plan: &PeerPlan,
+    spec: &ppspp_lab::scenario::PeerGroup,
+    content: &SyntheticContent,
+    tracker_rng: &mut Xoshiro256PlusPlus,
+) -> std::io::Result<(NodeHandle, SwarmHandle)> {
+    let config = NodeConfig {
+        listen: addr_of(HostId(i)),
+        endpoint: endpoint_config(&ctx.scenario, plan.group),
+        seed: Some(derive(ctx.seed, Stream::Peer, u64::from(i))),
+    };
+    let (port, releaser) = ctx.shaper.port();
+    let (node, _events, _task) = ppspp_udp::start_shaped(config, port).await?;
+    ctx.shaper.attach(HostId(i), node.local_addr(), releaser);
+    let tree = content.tree();
+    let player = spec.player;
+    let rate = pick::MediaRate {
+        chunk_size: tree.chunk_size(),
+        bitrate: player.map_or(Bitrate::MBIT, |p| Bitrate(p.bitrate.0)),
+    };
+    let picker = spec.picker().build(rate, spec.vod_windows());
+    let storage = Box::new(content.storage());
+    let setup = match plan.role {
+        Role::Seeder => SwarmSetup::seed(tree.clone(), storage, picker),
+        Role::Leecher | Role::Host => {
+            SwarmSetup::download_with_tree(tree.clone(), Binmap::new(), storage, picker)
+        }
+    };
+    let swarm = node.add_swarm(setup).await?;
+    if let Some(p) = player {
+        let config = PlayerConfig {
+            bitrate: Bitrate(p.bitrate.0),
+            prebuffer: p.prebuffer.0,
+            rebuffer: p.rebuffer.0,
+        };
+        node.watch(swarm, config, tree.chunk_size(), true)?;
+    }
+    connect_named(ctx, i, &node, swarm, tracker_rng);
+    Ok((node, swarm))
+}
