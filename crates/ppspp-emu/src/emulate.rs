@@ -21,16 +21,14 @@ use std::time::Duration;
 
 use ppspp_core::chunk::ChunkSizeError;
 use ppspp_core::merkle::MerkleError;
-use ppspp_core::pick;
-use ppspp_core::play::{Bitrate, PlayerConfig};
-use ppspp_core::proto::{SwarmHandle, SwarmSetup};
+use ppspp_core::proto::SwarmHandle;
 use ppspp_core::time::Instant;
-use ppspp_core::{Binmap, ChunkSize, HashFunction};
+use ppspp_core::{ChunkSize, HashFunction};
 use ppspp_lab::content::SyntheticContent;
 use ppspp_lab::packet::HostId;
 use ppspp_lab::rng::{derive, rng, Stream};
 use ppspp_lab::scenario::{Role, Scenario};
-use ppspp_lab::sim::partition::endpoint_config;
+use ppspp_lab::sim::partition::{endpoint_config, player_config, vod_swarm_setup};
 use ppspp_lab::sim::plan::{self, Leave, PeerPlan};
 use ppspp_lab::sim::tracker::Tracker;
 use ppspp_udp::{NodeConfig, NodeHandle, Report};
@@ -340,28 +338,11 @@ async fn start_node(
     let (port, releaser) = ctx.shaper.port();
     let (node, _events, _task) = ppspp_udp::start_shaped(config, port).await?;
     ctx.shaper.attach(HostId(i), node.local_addr(), releaser);
-    let tree = content.tree();
-    let player = spec.player;
-    let rate = pick::MediaRate {
-        chunk_size: tree.chunk_size(),
-        bitrate: player.map_or(Bitrate::MBIT, |p| Bitrate(p.bitrate.0)),
-    };
-    let picker = spec.picker().build(rate, spec.vod_windows());
-    let storage = Box::new(content.storage());
-    let setup = match plan.role {
-        Role::Seeder => SwarmSetup::seed(tree.clone(), storage, picker),
-        Role::Leecher | Role::Host => {
-            SwarmSetup::download_with_tree(tree.clone(), Binmap::new(), storage, picker)
-        }
-    };
-    let swarm = node.add_swarm(setup).await?;
-    if let Some(p) = player {
-        let config = PlayerConfig {
-            bitrate: Bitrate(p.bitrate.0),
-            prebuffer: p.prebuffer.0,
-            rebuffer: p.rebuffer.0,
-        };
-        node.watch(swarm, config, tree.chunk_size(), true)?;
+    let swarm = node
+        .add_swarm(vod_swarm_setup(spec, plan.role, content))
+        .await?;
+    if let Some(p) = spec.player {
+        node.watch(swarm, player_config(&p), content.tree().chunk_size(), true)?;
     }
     connect_named(ctx, i, &node, swarm, tracker_rng);
     Ok((node, swarm))

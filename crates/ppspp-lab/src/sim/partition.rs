@@ -38,7 +38,7 @@ use crate::log::{self, PeerName};
 use crate::net::{Network, Partitioning};
 use crate::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
 use crate::rng::{derive, rng, Stream};
-use crate::scenario::{Role, Scenario};
+use crate::scenario::{PeerGroup, PlayerSpec, Role, Scenario};
 use ppspp_core::play::{PlayerConfig, SeekModel, Viewer};
 
 /// What every partition reads during a window (and only the simulation
@@ -501,19 +501,8 @@ impl Partition {
             (Some(content), None) => {
                 let tree = content.tree();
                 // Only leechers have players (the scenario check refuses others).
-                let player = spec.player;
-                let rate = pick::MediaRate {
-                    chunk_size: tree.chunk_size(),
-                    bitrate: player.map_or(Bitrate::MBIT, |p| Bitrate(p.bitrate.0)),
-                };
-                let picker = spec.picker().build(rate, spec.vod_windows());
-                let storage = Box::new(content.storage());
-                let viewer = player.map(|p| {
-                    let config = PlayerConfig {
-                        bitrate: Bitrate(p.bitrate.0),
-                        prebuffer: p.prebuffer.0,
-                        rebuffer: p.rebuffer.0,
-                    };
+                let viewer = spec.player.map(|p| {
+                    let config = player_config(&p);
                     let v = Viewer::new(config, tree.chunk_size(), Some(tree.chunk_count()), now);
                     // The rate was checked when the scenario was read. Each viewer
                     // seeks from its own stream of the experiment seed, so seeks
@@ -528,12 +517,7 @@ impl Partition {
                         None => v,
                     }
                 });
-                let setup = match role {
-                    Role::Seeder => SwarmSetup::seed(tree, storage, picker),
-                    Role::Leecher | Role::Host => {
-                        SwarmSetup::download_with_tree(tree, Binmap::new(), storage, picker)
-                    }
-                };
+                let setup = vod_swarm_setup(spec, role, content);
                 (ep.add_swarm(now, setup), viewer)
             }
             (None, None) => (None, None),
@@ -697,6 +681,34 @@ impl Partition {
 const LAB_EPOCH_MICROS: u64 = 1_767_225_600_000_000;
 
 /// The endpoint configuration of peer group `group`.
+/// The swarm a ppspp peer of group `spec` joins an on-demand scenario
+/// with, as `role`: its group's picker at its player's bitrate (1 Mbit/s
+/// without a player), and the content's storage, full for a seeder.
+pub fn vod_swarm_setup(spec: &PeerGroup, role: Role, content: &SyntheticContent) -> SwarmSetup {
+    let tree = content.tree();
+    let rate = pick::MediaRate {
+        chunk_size: tree.chunk_size(),
+        bitrate: spec.player.map_or(Bitrate::MBIT, |p| Bitrate(p.bitrate.0)),
+    };
+    let picker = spec.picker().build(rate, spec.vod_windows());
+    let storage = Box::new(content.storage());
+    match role {
+        Role::Seeder => SwarmSetup::seed(tree, storage, picker),
+        Role::Leecher | Role::Host => {
+            SwarmSetup::download_with_tree(tree, Binmap::new(), storage, picker)
+        }
+    }
+}
+
+/// A `player` table's settings for the core's player model.
+pub fn player_config(p: &PlayerSpec) -> PlayerConfig {
+    PlayerConfig {
+        bitrate: Bitrate(p.bitrate.0),
+        prebuffer: p.prebuffer.0,
+        rebuffer: p.rebuffer.0,
+    }
+}
+
 /// The protocol engine's settings for a peer of group `group`: what the
 /// scenario's group and swarm tables say, over the core's defaults (the
 /// real-time emulator starts its nodes with these too).
