@@ -10,7 +10,8 @@
 //! kernel, the sockets and the runtime's scheduling are real.
 //!
 //! Not yet carried over from the simulator: viewers' seeks, a group's
-//! wire-clock offset (a real node reads the real clock), and the results
+//! wire-clock offset (a real node reads the real clock), the simulator's
+//! rule for when a leecher asks the tracker again, and the results
 //! folder (`ppspp lab emulate` writes it once `results` takes a plain
 //! record of a run).
 
@@ -269,9 +270,9 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
                 }
             }
             _ = announce.tick(), if leecher && out.complete_s.is_none() => {
-                // The simulator asks only when channels are few or nothing
-                // came; asking again costs a real node nothing but
-                // handshakes to peers it already has, which it skips.
+                // Until it completes, at every interval: the endpoint skips
+                // peers it already has a channel with. (The simulator asks
+                // only when its channels are few or nothing came.)
                 connect_named(&ctx, i, &node, swarm, &mut tracker_rng);
             }
         }
