@@ -10,10 +10,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use ppspp_core::pick;
-use ppspp_core::proto::SwarmSetup;
-use ppspp_core::storage::MemoryStorage;
-use ppspp_core::{ChunkSize, HashFunction};
 use ppspp_udp::{Direction, Held, NodeHandle, ShaperPort};
 use tokio::sync::mpsc;
 use tokio::time::Instant;
@@ -76,7 +72,6 @@ struct Pair {
 /// A seeder and a downloader, both shaped by one test shaper.
 async fn shaped_pair(delay: Duration, drop_all: bool) -> Pair {
     let (data, tree) = common::content(300_000, 11);
-    let cs = ChunkSize::DEFAULT;
     let (hold_tx, hold_rx) = mpsc::unbounded_channel();
     let (seeder_tx, seeder_rx) = mpsc::unbounded_channel();
     let (node_tx, node_rx) = mpsc::unbounded_channel();
@@ -89,28 +84,14 @@ async fn shaped_pair(delay: Duration, drop_all: bool) -> Pair {
             .await
             .unwrap();
     seeder
-        .add_swarm(SwarmSetup::seed(
-            tree.clone(),
-            Box::new(MemoryStorage::with_content(cs, data.clone())),
-            pick::by_name("rarest-first").unwrap(),
-        ))
+        .add_swarm(common::seed_setup(&tree, &data))
         .await
         .unwrap();
     let (node, _, _) = ppspp_udp::start_shaped(common::config(None, 4), port(node_rx))
         .await
         .unwrap();
     let swarm = node
-        .add_swarm(
-            SwarmSetup::download(
-                tree.root(),
-                HashFunction::Sha1,
-                cs,
-                Some(tree.chunk_count()),
-                Box::new(MemoryStorage::empty(cs)),
-                pick::by_name("linear").unwrap(),
-            )
-            .unwrap(),
-        )
+        .add_swarm(common::download_setup(&tree, "linear"))
         .await
         .unwrap();
     let release = HashMap::from([

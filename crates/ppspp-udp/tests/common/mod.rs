@@ -31,6 +31,32 @@ pub fn content(len: u32, step: u32) -> (Vec<u8>, Arc<MerkleTree>) {
     (data, tree)
 }
 
+/// The swarm of a node seeding `data` (whose tree is `tree`).
+pub fn seed_setup(tree: &Arc<MerkleTree>, data: &[u8]) -> SwarmSetup {
+    SwarmSetup::seed(
+        tree.clone(),
+        Box::new(MemoryStorage::with_content(
+            ChunkSize::DEFAULT,
+            data.to_vec(),
+        )),
+        pick::by_name("rarest-first").unwrap(),
+    )
+}
+
+/// The swarm of a node that downloads `tree`'s content with `picker`.
+pub fn download_setup(tree: &Arc<MerkleTree>, picker: &str) -> SwarmSetup {
+    let cs = ChunkSize::DEFAULT;
+    SwarmSetup::download(
+        tree.root(),
+        HashFunction::Sha1,
+        cs,
+        Some(tree.chunk_count()),
+        Box::new(MemoryStorage::empty(cs)),
+        pick::by_name(picker).unwrap(),
+    )
+    .unwrap()
+}
+
 /// A node seeding `data` at `upload_limit`, and one set to download it
 /// with `picker` (not yet connected).
 pub async fn seeder_and_downloader(
@@ -39,32 +65,11 @@ pub async fn seeder_and_downloader(
     upload_limit: u64,
     picker: &str,
 ) -> (NodeHandle, NodeHandle, SwarmHandle) {
-    let cs = ChunkSize::DEFAULT;
     let (seeder, _, _) = ppspp_udp::start(config(Some(upload_limit), 3))
         .await
         .unwrap();
-    seeder
-        .add_swarm(SwarmSetup::seed(
-            tree.clone(),
-            Box::new(MemoryStorage::with_content(cs, data.to_vec())),
-            pick::by_name("rarest-first").unwrap(),
-        ))
-        .await
-        .unwrap();
+    seeder.add_swarm(seed_setup(tree, data)).await.unwrap();
     let (node, _, _) = ppspp_udp::start(config(None, 4)).await.unwrap();
-    let swarm = node
-        .add_swarm(
-            SwarmSetup::download(
-                tree.root(),
-                HashFunction::Sha1,
-                cs,
-                Some(tree.chunk_count()),
-                Box::new(MemoryStorage::empty(cs)),
-                pick::by_name(picker).unwrap(),
-            )
-            .unwrap(),
-        )
-        .await
-        .unwrap();
+    let swarm = node.add_swarm(download_setup(tree, picker)).await.unwrap();
     (seeder, node, swarm)
 }
