@@ -39,15 +39,13 @@ use tokio::sync::{watch, Notify};
 use crate::refuse::{check, Refusal};
 use crate::shaper::{ShaperHandle, Stopped};
 
-/// The port every emulated peer listens on (each has its own address).
-pub const PORT: u16 = 6778;
-
-/// The loopback address of host `h`: 127.1.0.1 onwards, leaving
-/// 127.0.0.0/16 to the machine.
-pub fn addr_of(h: HostId) -> SocketAddr {
+/// Where host `h` binds: its own loopback address, 127.1.0.1 onwards
+/// (leaving 127.0.0.0/16 to the machine), on a port the kernel picks, so
+/// that emulations side by side (tests, users) never collide.
+pub fn bind_addr(h: HostId) -> SocketAddr {
     let n = h.0 + 1;
     let ip = Ipv4Addr::new(127, 1 + (n >> 16) as u8, (n >> 8) as u8, n as u8);
-    SocketAddr::V4(SocketAddrV4::new(ip, PORT))
+    SocketAddr::V4(SocketAddrV4::new(ip, 0))
 }
 
 /// Why an emulation could not run.
@@ -105,6 +103,9 @@ struct Ctx {
     plans: Vec<PeerPlan>,
     content: Option<SyntheticContent>,
     tracker: Mutex<Tracker>,
+    /// Each host's bound address, once its node is up: the tracker names
+    /// only peers it has heard from, as a real one does.
+    addrs: Mutex<Vec<Option<SocketAddr>>>,
     shaper: ShaperHandle,
     epoch: std::time::Instant,
     end: watch::Receiver<bool>,
@@ -147,6 +148,7 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
     let (end_tx, end_rx) = watch::channel(false);
     let ctx = Arc::new(Ctx {
         tracker: Mutex::new(Tracker::new(&plans, scenario.swarm.tracker_notice.0)),
+        addrs: Mutex::new(vec![None; plans.len()]),
         scenario,
         seed,
         plans,
@@ -157,11 +159,6 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
         unfinished: AtomicUsize::new(leechers),
         finished: Notify::new(),
     });
-    // Every peer's address is known from the start: a datagram to a peer
-    // that has just joined crosses the model while its node starts.
-    for i in 0..ctx.plans.len() as u32 {
-        ctx.shaper.name(HostId(i), addr_of(HostId(i)));
-    }
     let tasks: Vec<_> = (0..ctx.plans.len() as u32)
         .map(|i| tokio::spawn(peer_life(ctx.clone(), i)))
         .collect();
@@ -315,8 +312,9 @@ fn connect_named(
         .lock()
         .expect("not poisoned")
         .answer(i, ctx.now(), want, r);
-    for j in named {
-        let _ = node.connect(swarm, addr_of(HostId(j)));
+    let addrs = ctx.addrs.lock().expect("not poisoned");
+    for a in named.into_iter().filter_map(|j| addrs[j as usize]) {
+        let _ = node.connect(swarm, a);
     }
 }
 
@@ -332,13 +330,14 @@ async fn start_node(
     tracker_rng: &mut Xoshiro256PlusPlus,
 ) -> std::io::Result<(NodeHandle, SwarmHandle)> {
     let config = NodeConfig {
-        listen: addr_of(HostId(i)),
+        listen: bind_addr(HostId(i)),
         endpoint: endpoint_config(&ctx.scenario, plan.group),
         seed: Some(derive(ctx.seed, Stream::Peer, u64::from(i))),
     };
     let (port, releaser) = ctx.shaper.port();
     let (node, _events, _task) = ppspp_udp::start_shaped(config, port).await?;
     ctx.shaper.attach(HostId(i), node.local_addr(), releaser);
+    ctx.addrs.lock().expect("not poisoned")[i as usize] = Some(node.local_addr());
     let swarm = node
         .add_swarm(vod_swarm_setup(spec, plan.role, content))
         .await?;

@@ -59,7 +59,6 @@ pub struct Stopped {
 pub struct Releaser(mpsc::UnboundedSender<Held>);
 
 enum Control {
-    Name(HostId, SocketAddr),
     Attach(HostId, SocketAddr, Releaser),
     Detach(HostId),
 }
@@ -107,17 +106,11 @@ impl ShaperHandle {
         )
     }
 
-    /// Host `host` of the model will be at `addr`. Datagrams to it cross
-    /// the model before its node starts or after it stops (the kernel then
-    /// drops them, as a real network would); one to or from an address no
-    /// host has is dropped at once and counted as `unknown`.
-    pub fn name(&self, host: HostId, addr: SocketAddr) {
-        let _ = self.control.send(Control::Name(host, addr));
-    }
-
-    /// The node at `addr` is host `host` of the model (named so, if it was
-    /// not). Attach it before it first sends (before it connects to a
-    /// peer).
+    /// The node at `addr` is host `host` of the model. Attach it before it
+    /// first sends (before it connects to a peer). A datagram to or from an
+    /// address no host has is dropped and counted as `unknown`; a host
+    /// keeps its address after it [detaches](Self::detach), so datagrams to
+    /// a node that has stopped cross the model and the kernel drops them.
     pub fn attach(&self, host: HostId, addr: SocketAddr, releaser: Releaser) {
         let _ = self.control.send(Control::Attach(host, addr, releaser));
     }
@@ -142,8 +135,8 @@ struct Shaper {
     net: Network,
     epoch: std::time::Instant,
     hosts: HashMap<SocketAddr, HostId>,
-    /// By host id: its address once named, and its node's releaser while
-    /// attached.
+    /// By host id: its address once attached, and its node's releaser
+    /// until it detaches.
     nodes: Vec<Option<(SocketAddr, Option<Releaser>)>>,
     stats: ShaperStats,
     lateness_us: Histogram<u64>,
@@ -192,7 +185,6 @@ impl Shaper {
 
     fn apply(&mut self, c: Control) {
         match c {
-            Control::Name(host, addr) => self.set(host, addr, None),
             Control::Attach(host, addr, releaser) => self.set(host, addr, Some(releaser)),
             Control::Detach(host) => {
                 if let Some(Some((_, r))) = self.nodes.get_mut(host.0 as usize) {

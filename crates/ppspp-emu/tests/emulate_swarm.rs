@@ -99,3 +99,29 @@ async fn a_flash_crowd_completes_in_real_time_as_in_the_simulator() {
         "emulated {mean:.2} s against simulated {sim_mean:.2} s"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn leechers_leave_as_planned_and_the_rest_go_on() {
+    // Each leecher stays 1 s after completing, then its node stops and
+    // leaves the model (it keeps its address: late datagrams to it cross
+    // the model and the kernel drops them).
+    // The run lasts its whole 10 s (downloads end by about 5 s), so that
+    // every leecher's linger ends before it.
+    let text = format!("{SCENARIO}departure = {{ kind = \"leave-when-done\", linger = \"1s\" }}\n")
+        .replace(
+            "duration = \"60s\"\nstop_when_done = true",
+            "duration = \"10s\"\nstop_when_done = false",
+        );
+    let scenario = parse(&text, "emu-leave.toml").unwrap();
+    let out = emulate::run(scenario, 3).await.unwrap();
+    for p in out.peers.iter().filter(|p| p.role == Role::Leecher) {
+        let done = p.complete_s.expect("completes");
+        let left = p.leave_s.expect("leaves before the end");
+        assert!(left >= done + 1.0, "completed at {done}, left at {left}");
+        assert!(p.report.as_ref().is_some_and(|r| r.complete));
+    }
+    // The seeder stays to the end.
+    assert_eq!(out.peers[0].leave_s, None);
+    assert!(out.wall_s >= 10.0, "{}", out.wall_s);
+    assert_eq!(out.shaper.stats.unknown, 0, "{:?}", out.shaper.stats);
+}
