@@ -26,16 +26,6 @@ fn env_or(key: &str, default: &str) -> String {
     std::env::var(key).unwrap_or_else(|_| default.to_string())
 }
 
-/// User plus system CPU seconds of this process so far (Linux).
-fn cpu_seconds() -> Option<f64> {
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    // Fields after the command name (which may hold spaces) start at ')'.
-    let rest = stat.rsplit_once(')')?.1;
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks: f64 = f.get(11)?.parse::<f64>().ok()? + f.get(12)?.parse::<f64>().ok()?;
-    Some(ticks / 100.0)
-}
-
 async fn run(peers: usize, rate_bps: u64, seconds: u64) -> String {
     let pairs = peers / 2;
     let cs = ChunkSize::DEFAULT;
@@ -95,7 +85,7 @@ async fn run(peers: usize, rate_bps: u64, seconds: u64) -> String {
         downloads.push((node, swarm));
         seeders.push(seeder);
     }
-    let cpu0 = cpu_seconds();
+    let cpu0 = ppspp_emu::cpu::cpu_seconds();
     let start = std::time::Instant::now();
     for ((node, swarm), seeder) in downloads.iter().zip(&seeders) {
         node.connect(*swarm, seeder.local_addr()).unwrap();
@@ -106,7 +96,7 @@ async fn run(peers: usize, rate_bps: u64, seconds: u64) -> String {
     for (node, swarm) in &downloads {
         bytes += node.report(*swarm).await.unwrap().have * cs.bytes_usize() as u64;
     }
-    let cpu = match (cpu0, cpu_seconds()) {
+    let cpu = match (cpu0, ppspp_emu::cpu::cpu_seconds()) {
         (Some(a), Some(b)) => format!("{:.2}", (b - a) / wall),
         _ => "—".into(),
     };

@@ -9,14 +9,13 @@
 //! differs is only what a real OS adds: time is the wall clock's, and the
 //! kernel, the sockets and the runtime's scheduling are real.
 //!
-//! Not yet carried over from the simulator: viewers' seeks, a group's
-//! wire-clock offset (a real node reads the real clock), the simulator's
-//! rule for when a leecher asks the tracker again, and the results
-//! folder (`ppspp lab emulate` writes it once `results` takes a plain
-//! record of a run).
+//! Not carried over from the simulator: viewers' seeks and a group's
+//! wire-clock offset ([`crate::refuse`] refuses scenarios with them), and
+//! the simulator's rule for when a leecher asks the tracker again (see
+//! `peer_life`). [`crate::results`] writes the run's results folder.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,13 +28,16 @@ use ppspp_lab::content::SyntheticContent;
 use ppspp_lab::packet::HostId;
 use ppspp_lab::rng::{derive, rng, Stream};
 use ppspp_lab::scenario::{Role, Scenario};
+use ppspp_lab::sim::names::{Layout, Traced};
 use ppspp_lab::sim::partition::{endpoint_config, player_config, vod_swarm_setup};
 use ppspp_lab::sim::plan::{self, Leave, PeerPlan};
 use ppspp_lab::sim::tracker::Tracker;
+use ppspp_lab::sim::ProgressSample;
 use ppspp_udp::{NodeConfig, NodeHandle, Report};
 use rand::rngs::Xoshiro256PlusPlus;
 use tokio::sync::{watch, Notify};
 
+use crate::cpu::cpu_seconds;
 use crate::refuse::{check, Refusal};
 use crate::shaper::{ShaperHandle, Stopped};
 
@@ -80,6 +82,9 @@ pub struct EmuPeer {
     pub leave_s: Option<f64>,
     /// Seconds from the start when it held every chunk (leechers).
     pub complete_s: Option<f64>,
+    /// Seconds from the start to its node's clock zero (the times in its
+    /// report count from there).
+    pub node_zero_s: Option<f64>,
     /// Why its node could not start, if it could not.
     pub failed: Option<String>,
     /// Its swarm's figures when it left or the run ended.
@@ -88,13 +93,41 @@ pub struct EmuPeer {
 
 /// What an emulation produced.
 pub struct Outcome {
+    /// The scenario run.
+    pub scenario: Scenario,
+    /// The seed used.
+    pub seed: u64,
+    /// Its plan, by host id.
+    pub plans: Vec<PeerPlan>,
     /// Every peer, by host id.
     pub peers: Vec<EmuPeer>,
+    /// Each host's address, if its node came up.
+    pub addrs: Vec<Option<SocketAddr>>,
+    /// The traced flows (`record.waits`).
+    pub traced: Vec<Traced>,
+    /// Swarm progress, every `record.interval`.
+    pub progress: Vec<ProgressSample>,
     /// The model and the shaper's figures.
     pub shaper: Stopped,
     /// Wall seconds the run took.
     pub wall_s: f64,
+    /// CPU seconds the process used meanwhile, where it can be read.
+    pub cpu_s: Option<f64>,
 }
+
+/// A host's part in the swarm's progress, as the sampler reads it.
+#[derive(Default)]
+struct Presence {
+    /// 0: not yet joined; 1: in the swarm; 2: gone.
+    state: AtomicU8,
+    /// Chunks verified so far.
+    have: AtomicU64,
+    /// Whether it completed (leechers).
+    complete: AtomicBool,
+}
+
+const JOINED: u8 = 1;
+const GONE: u8 = 2;
 
 /// What every peer's task shares.
 struct Ctx {
@@ -109,6 +142,8 @@ struct Ctx {
     shaper: ShaperHandle,
     epoch: std::time::Instant,
     end: watch::Receiver<bool>,
+    /// Each host's presence and progress, by host id.
+    presence: Vec<Presence>,
     /// Leechers neither complete nor gone.
     unfinished: AtomicUsize,
     finished: Notify,
@@ -127,6 +162,36 @@ impl Ctx {
         tokio::time::Instant::from_std(self.epoch + d)
     }
 
+    /// Swarm progress now ([`ProgressSample`], as the simulator samples
+    /// it).
+    fn sample(&self, chunks: u64) -> ProgressSample {
+        let (mut present, mut leechers, mut completed, mut have) = (0, 0, 0, 0);
+        for (p, plan) in self.presence.iter().zip(&self.plans) {
+            let state = p.state.load(Ordering::Acquire);
+            let leecher = plan.role == Role::Leecher;
+            completed += u32::from(leecher && p.complete.load(Ordering::Acquire));
+            if state != JOINED {
+                continue;
+            }
+            present += 1;
+            if leecher {
+                leechers += 1;
+                have += p.have.load(Ordering::Acquire);
+            }
+        }
+        ProgressSample {
+            t: self.secs(),
+            present,
+            leechers,
+            completed,
+            mean_progress: if leechers > 0 {
+                have as f64 / (chunks.max(1) as f64 * f64::from(leechers))
+            } else {
+                0.0
+            },
+        }
+    }
+
     fn leecher_done(&self) {
         if self.unfinished.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.finished.notify_one();
@@ -143,18 +208,29 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
     let hash = HashFunction::from_name(&scenario.content.hash)
         .ok_or_else(|| EmuError::UnknownHash(scenario.content.hash.clone()))?;
     let content = Some(SyntheticContent::new(scenario.content.size.0, cs, hash)?);
-    let (net, plans) = plan::build(&scenario, seed);
+    let (mut net, plans) = plan::build(&scenario, seed);
+    let records = Layout {
+        scenario: &scenario,
+        plans: &plans,
+        net: &net,
+    }
+    .records();
+    records.apply(&mut net);
     let leechers = plans.iter().filter(|p| p.role == Role::Leecher).count();
+    let chunks = content.as_ref().map_or(0, SyntheticContent::chunk_count);
+    let cpu0 = cpu_seconds();
+    let epoch = std::time::Instant::now();
     let (end_tx, end_rx) = watch::channel(false);
     let ctx = Arc::new(Ctx {
         tracker: Mutex::new(Tracker::new(&plans, scenario.swarm.tracker_notice.0)),
         addrs: Mutex::new(vec![None; plans.len()]),
+        presence: plans.iter().map(|_| Presence::default()).collect(),
         scenario,
         seed,
         plans,
         content,
-        shaper: ShaperHandle::start(net),
-        epoch: std::time::Instant::now(),
+        shaper: ShaperHandle::start_at(net, epoch),
+        epoch,
         end: end_rx,
         unfinished: AtomicUsize::new(leechers),
         finished: Notify::new(),
@@ -164,10 +240,18 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
         .collect();
     let duration = ctx.at(ctx.scenario.duration.0);
     let stop_when_done = ctx.scenario.stop_when_done && leechers > 0;
-    tokio::select! {
-        () = tokio::time::sleep_until(duration) => {}
-        () = ctx.finished.notified(), if stop_when_done => {}
+    let every = ctx.scenario.record.interval.0.max(Duration::from_millis(1));
+    let mut sampling = tokio::time::interval_at(ctx.at(Duration::ZERO), every);
+    sampling.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut progress = Vec::new();
+    loop {
+        tokio::select! {
+            () = tokio::time::sleep_until(duration) => break,
+            () = ctx.finished.notified(), if stop_when_done => break,
+            _ = sampling.tick() => progress.push(ctx.sample(chunks)),
+        }
     }
+    progress.push(ctx.sample(chunks));
     let _ = end_tx.send(true);
     let mut peers = Vec::with_capacity(tasks.len());
     let mut running = Vec::new();
@@ -177,6 +261,7 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
         running.extend(node);
     }
     let wall_s = ctx.secs();
+    let cpu_s = cpu0.zip(cpu_seconds()).map(|(a, b)| b - a);
     // Every node still in the swarm stops together, all still attached to
     // the model, so none of their last datagrams meets a peer gone from it.
     for node in &running {
@@ -184,9 +269,16 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
     }
     let ctx = Arc::into_inner(ctx).expect("every peer's task has ended");
     Ok(Outcome {
+        scenario: ctx.scenario,
+        seed,
+        plans: ctx.plans,
         peers,
+        addrs: ctx.addrs.into_inner().expect("not poisoned"),
+        traced: records.traced,
+        progress,
         shaper: ctx.shaper.stop().await,
         wall_s,
+        cpu_s,
     })
 }
 
@@ -206,6 +298,7 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
         join_s: None,
         leave_s: None,
         complete_s: None,
+        node_zero_s: None,
         failed: None,
         report: None,
     };
@@ -215,20 +308,25 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
         () = ended(&mut end) => return (out, None),
     }
     out.join_s = Some(ctx.secs());
+    let presence = &ctx.presence[i as usize];
+    presence.state.store(JOINED, Ordering::Release);
     let content = match (&ctx.content, plan.role) {
         (Some(c), Role::Seeder | Role::Leecher) => c,
         _ => {
             // A host runs no node: it stands for a cross-traffic end.
             ended(&mut end).await;
+            presence.state.store(GONE, Ordering::Release);
             return (out, None);
         }
     };
     // The simulator's stream for this peer's tracker answers.
     let mut tracker_rng = rng(ctx.seed, Stream::Tracker, u64::from(i));
+    out.node_zero_s = Some(ctx.secs());
     let (node, swarm) = match start_node(&ctx, i, &plan, &spec, content, &mut tracker_rng).await {
         Ok(x) => x,
         Err(e) => {
             out.failed = Some(e.to_string());
+            presence.state.store(GONE, Ordering::Release);
             if plan.role == Role::Leecher {
                 ctx.leecher_done();
             }
@@ -258,8 +356,11 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
                 if r.is_err() {
                     break;
                 }
-                if *verified.borrow_and_update() >= total {
+                let have = *verified.borrow_and_update();
+                presence.have.store(have, Ordering::Release);
+                if have >= total {
                     out.complete_s = Some(ctx.secs());
+                    presence.complete.store(true, Ordering::Release);
                     ctx.leecher_done();
                     if let Leave::WhenDone(linger) = plan.leave {
                         leave_at = Some(tokio::time::Instant::now() + linger);
@@ -279,6 +380,7 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
         return (out, Some(node));
     }
     out.leave_s = Some(ctx.secs());
+    presence.state.store(GONE, Ordering::Release);
     if leecher && out.complete_s.is_none() {
         ctx.leecher_done();
     }

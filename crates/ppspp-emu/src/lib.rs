@@ -7,14 +7,17 @@
 //! a real OS shows (scheduling, system calls, socket buffers, timers). Both
 //! read the same scenario files and the same network model.
 //!
-//! Built so far: [`shaper`], the task that runs the model for every shaped
-//! node; [`refuse`], what of a scenario cannot run in real time yet; and
-//! [`emulate`], a scenario's peers run as real nodes on the scenario's plan.
-//! Still to come: `ppspp lab emulate SCENARIO` writing the same results
-//! folder and report as `ppspp lab run`.
+//! The pieces: [`shaper`], the task that runs the model for every shaped
+//! node; [`refuse`], what of a scenario cannot run in real time (yet);
+//! [`emulate`], a scenario's peers run as real nodes on the scenario's
+//! plan; [`results`], the run's results folder and report, as `ppspp lab
+//! run` writes them; [`cpu`], the process's CPU time. `ppspp lab emulate
+//! SCENARIO` runs them.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+pub mod cpu;
 pub mod emulate;
 pub mod refuse;
+pub mod results;
 pub mod shaper;

@@ -22,6 +22,18 @@ pub enum Refusal {
     /// Live swarms need the source's camera clock on the wall clock.
     #[error("the scenario streams live ([live]): the emulator runs on-demand swarms for now")]
     Live,
+    /// The real node's player has no seek model yet.
+    #[error(
+        "peer group '{0}' has viewers that seek (`player.seek`): the real node's player does not \
+         seek on its own yet; leave `seek` out to emulate"
+    )]
+    Seeks(String),
+    /// A real node reads the real clock.
+    #[error(
+        "peer group '{0}' has a `clock_offset`: a real node's DATA timestamps come from the \
+         machine's clock, which the emulator does not shift"
+    )]
+    ClockOffset(String),
     /// Each peer needs a loopback address of its own.
     #[error(
         "{0} peers: the emulator gives each its own address in 127.0.0.0/8 and takes at most \
@@ -44,6 +56,15 @@ pub fn check(s: &Scenario) -> Result<(), Refusal> {
     }
     if s.live.is_some() {
         return Err(Refusal::Live);
+    }
+    let seeks = |g: &&ppspp_lab::scenario::PeerGroup| g.player.is_some_and(|p| p.seek.is_some());
+    if let Some(g) = s.peers.iter().map(|g| g.get_ref()).find(seeks) {
+        return Err(Refusal::Seeks(g.name.clone()));
+    }
+    let offset =
+        |g: &&ppspp_lab::scenario::PeerGroup| g.clock_offset.is_some_and(|d| !d.0.is_zero());
+    if let Some(g) = s.peers.iter().map(|g| g.get_ref()).find(offset) {
+        return Err(Refusal::ClockOffset(g.name.clone()));
     }
     let peers: u64 = s.peers.iter().map(|g| u64::from(g.get_ref().count)).sum();
     if peers > MAX_PEERS {
@@ -112,6 +133,15 @@ role = "leecher"
         );
         let live = parse(&std::fs::read_to_string(path).unwrap(), path).unwrap();
         assert_eq!(check(&live), Err(Refusal::Live));
+
+        let seeks = scenario(
+            "player = { bitrate = \"500kbit/s\", seek = { per_minute = 1.0 } }\n",
+            10,
+        );
+        assert_eq!(check(&seeks), Err(Refusal::Seeks("leechers".into())));
+        let offset = scenario("clock_offset = \"2s\"\n", 10);
+        assert_eq!(check(&offset), Err(Refusal::ClockOffset("leechers".into())));
+        assert_eq!(check(&scenario("clock_offset = \"0s\"\n", 10)), Ok(()));
 
         let many = scenario("", 70_000);
         let e = check(&many).unwrap_err();

@@ -74,11 +74,17 @@ impl ShaperHandle {
     /// Starts the shaper's task on the current tokio runtime, with `net`'s
     /// clock at zero now.
     pub fn start(net: Network) -> ShaperHandle {
+        ShaperHandle::start_at(net, std::time::Instant::now())
+    }
+
+    /// As [`ShaperHandle::start`], with `net`'s clock at zero at `epoch`
+    /// (a run's start, so that the model's samples share its time axis).
+    pub fn start_at(net: Network, epoch: std::time::Instant) -> ShaperHandle {
         let (hold, hold_rx) = mpsc::unbounded_channel();
         let (control, control_rx) = mpsc::unbounded_channel();
         let shaper = Shaper {
             net,
-            epoch: std::time::Instant::now(),
+            epoch,
             hosts: HashMap::new(),
             nodes: Vec::new(),
             stats: ShaperStats::default(),

@@ -14,10 +14,13 @@ use std::path::Path;
 use serde_json::json;
 
 use crate::live::metrics::{self as live_metrics, LiveSummary};
+use crate::live::LiveStream;
 use crate::net::LinkId;
 use crate::report::quantile;
 use crate::scenario::Role;
-use crate::sim::{PeerResult, Simulation};
+use crate::sim::cross::CrossFlow;
+use crate::sim::names::{Layout, Traced};
+use crate::sim::{PeerResult, ProgressSample, RateSample, Simulation};
 use ppspp_core::play::PlaybackStats;
 use ppspp_core::proto::DropCounts;
 use ppspp_core::wire::MessageTally;
@@ -176,26 +179,57 @@ fn summarize_playback(peers: &[PeerResult]) -> Option<PlaybackSummary> {
 /// Computes the summary of a finished simulation.
 pub fn summarize(sim: &mut Simulation, wall_s: f64) -> (Summary, Vec<PeerResult>) {
     let peers = sim.results();
-    let (trace_hash, trace_records) = sim.finish_trace();
+    let trace = sim.finish_trace();
+    let clock = RunClock {
+        events: sim.events(),
+        run_s: sim.now().as_micros() as f64 / 1e6,
+        wall_s,
+    };
+    let name = sim.scenario().name.clone();
+    let summary = summarize_peers(name, sim.seed(), trace, clock, &peers);
+    (summary, peers)
+}
+
+/// How long a run ran, and how much happened in it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RunClock {
+    /// Events processed (the emulator: datagrams the model carried).
+    pub events: u64,
+    /// Seconds of the run's own time: virtual in the simulator, wall in
+    /// the emulator.
+    pub run_s: f64,
+    /// Wall-clock seconds it took.
+    pub wall_s: f64,
+}
+
+/// The summary of a run named `name`, with `seed`, its trace's hash and
+/// record count (empty and 0 without a trace), from its peers' results.
+pub fn summarize_peers(
+    name: String,
+    seed: u64,
+    (trace_hash, trace_records): (String, u64),
+    clock: RunClock,
+    peers: &[PeerResult],
+) -> Summary {
     let leechers: Vec<&PeerResult> = peers.iter().filter(|p| p.role == Role::Leecher).collect();
     let mut times: Vec<f64> = leechers
         .iter()
         .filter_map(|p| Some(p.complete_s? - p.join_s?))
         .collect();
     times.sort_by(f64::total_cmp);
-    let summary = Summary {
-        name: sim.scenario().name.clone(),
-        seed: sim.seed(),
+    Summary {
+        name,
+        seed,
         trace_hash,
         trace_records,
-        events: sim.events(),
-        virtual_s: sim.now().as_micros() as f64 / 1e6,
-        wall_s,
+        events: clock.events,
+        virtual_s: clock.run_s,
+        wall_s: clock.wall_s,
         peers: peers.len(),
         leechers: leechers.len(),
         completed: times.len(),
         download_s: spread(&times),
-        playback: summarize_playback(&peers),
+        playback: summarize_playback(peers),
         messages_sent: peers.iter().fold(MessageTally::default(), |mut all, p| {
             all.merge(&p.messages_sent);
             all
@@ -204,8 +238,59 @@ pub fn summarize(sim: &mut Simulation, wall_s: f64) -> (Summary, Vec<PeerResult>
             all.merge(&p.datagrams_dropped);
             all
         }),
-    };
-    (summary, peers)
+    }
+}
+
+/// What a finished run leaves to write up besides its peers' results,
+/// whoever ran it: the simulator ([`Simulation::record`]) or the
+/// real-time emulator.
+#[derive(Clone, Copy)]
+pub struct RunRecord<'a> {
+    /// The scenario, its plan and the network with its counters.
+    pub layout: Layout<'a>,
+    /// The traced flows (`record.waits`).
+    pub traced: &'a [Traced],
+    /// Swarm progress over time.
+    pub progress: &'a [ProgressSample],
+    /// The cross-traffic flows.
+    pub flows: &'a [CrossFlow],
+    /// Bytes per flow over time.
+    pub rates: &'a [RateSample],
+    /// The live stream, when the scenario streams live.
+    pub live: Option<&'a LiveStream>,
+    /// Threads the run used (the simulator's partitions).
+    pub threads: usize,
+    /// Packets that arrived for a peer no longer there.
+    pub to_absent: u64,
+    /// What only a real-time run has: its CPU and scheduling figures.
+    pub emulation: Option<&'a EmulationFigures>,
+}
+
+/// The figures of a run in real time (`ppspp lab emulate`) that the
+/// simulator has no counterpart of.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EmulationFigures {
+    /// CPU seconds the process used (user and system) over the run.
+    pub cpu_s: f64,
+    /// How late the shaper acted on the model's due events (µs): p50,
+    /// p99, p99.9 and max.
+    pub lateness_us: [u64; 4],
+    /// Datagrams the nodes handed the shaper.
+    pub datagrams_offered: u64,
+    /// Datagrams it released to the kernel.
+    pub datagrams_sent: u64,
+    /// Datagrams it released to their receiving node.
+    pub datagrams_received: u64,
+    /// Datagrams to an address no node of the run had.
+    pub datagrams_unknown: u64,
+    /// How late the nodes' timers fired (µs), pooled over every peer:
+    /// p50, p99, p99.9 and max.
+    pub timer_lateness_us: [u64; 4],
+    /// Each peer's p99 timer lateness (µs): the median peer's and the
+    /// worst peer's.
+    pub peer_p99_lateness_us: [u64; 2],
+    /// Timer wakeups over all peers.
+    pub timer_wakeups: u64,
 }
 
 /// `stalls.csv`: every viewer's stalls one by one — the chunk playback
@@ -292,10 +377,10 @@ pub fn peers_csv(peers: &[PeerResult]) -> String {
 }
 
 /// `links.csv`: occupancy after every dequeue of the recorded links, each
-/// by number and by name ([`Simulation::link_names`]).
-pub fn links_csv(sim: &Simulation) -> String {
-    let net = sim.network();
-    let names = sim.link_names();
+/// by number and by name ([`Layout::link_names`]).
+pub fn links_csv(rec: &RunRecord) -> String {
+    let net = rec.layout.net;
+    let names = rec.layout.link_names();
     let mut s = String::from("link,name,t_s,backlog_bytes,backlog_ms\n");
     for (i, name) in names.iter().enumerate() {
         let link = net.link(LinkId(i as u32));
@@ -317,10 +402,10 @@ pub fn links_csv(sim: &Simulation) -> String {
 
 /// `waits.csv`: the queueing delay of every packet of each traced flow at
 /// its link (`record.waits`), in order of arrival at the link.
-pub fn waits_csv(sim: &Simulation) -> String {
-    let net = sim.network();
+pub fn waits_csv(rec: &RunRecord) -> String {
+    let net = rec.layout.net;
     let mut s = String::from("link,name,flow,t_s,wait_ms\n");
-    for (id, flow_id, name, flow) in sim.traced() {
+    for (id, flow_id, name, flow) in rec.traced {
         for w in net.link(*id).flow_waits(*flow_id).unwrap_or_default() {
             let _ = writeln!(
                 s,
@@ -338,11 +423,11 @@ pub fn waits_csv(sim: &Simulation) -> String {
 /// link (`record.waits`): offered, dropped by the full queue, lost at
 /// random, and the forwarded packets' mean wait. Seed paper 003 counts
 /// video and BitTorrent drops apart at the router they share.
-pub fn traced_flows_csv(sim: &Simulation) -> String {
-    let net = sim.network();
+pub fn traced_flows_csv(rec: &RunRecord) -> String {
+    let net = rec.layout.net;
     let mut s =
         String::from("link,name,flow,packets_in,drops_queue,drops_loss,drop_pct,mean_wait_ms\n");
-    for (id, flow_id, name, flow) in sim.traced() {
+    for (id, flow_id, name, flow) in rec.traced {
         let c = net.link(*id).flow_counts(*flow_id).unwrap_or_default();
         let dropped = c.drops_queue + c.drops_loss;
         let forwarded = c.packets_in - dropped;
@@ -361,9 +446,9 @@ pub fn traced_flows_csv(sim: &Simulation) -> String {
 }
 
 /// `link_stats.csv`: the counters of every link, by number and by name.
-pub fn link_stats_csv(sim: &Simulation) -> String {
-    let net = sim.network();
-    let names = sim.link_names();
+pub fn link_stats_csv(rec: &RunRecord) -> String {
+    let net = rec.layout.net;
+    let names = rec.layout.link_names();
     let mut s = String::from(
         "link,name,capacity_bps,packets_in,bytes_out,drops_queue,drops_loss,mean_backlog_bytes,\
          max_backlog_bytes,mean_wait_ms\n",
@@ -396,9 +481,9 @@ pub fn link_stats_csv(sim: &Simulation) -> String {
 }
 
 /// `progress.csv`.
-pub fn progress_csv(sim: &Simulation) -> String {
+pub fn progress_csv(rec: &RunRecord) -> String {
     let mut s = String::from("t_s,present,leechers,completed,mean_progress\n");
-    for p in sim.progress() {
+    for p in rec.progress {
         let _ = writeln!(
             s,
             "{:.3},{},{},{},{:.6}",
@@ -415,7 +500,7 @@ pub fn progress_csv(sim: &Simulation) -> String {
 /// its mean over the flow (what the receiver's reports averaged); quantiles for CBR
 /// flows, whose receivers keep every sample. A receiver counts a loss by
 /// the gap below a later arrival: drops after the last arrival go unseen.
-pub fn flows_csv(sim: &Simulation) -> String {
+pub fn flows_csv(rec: &RunRecord) -> String {
     let mut s = String::from(
         "flow,kind,src_host,dst_host,packets_sent,bytes_delivered,tcp_retransmits,tcp_timeouts,\
          packets_received,lost,delay_mean_ms,delay_p95_ms,inter_arrival_mean_ms,\
@@ -424,7 +509,7 @@ pub fn flows_csv(sim: &Simulation) -> String {
     let ms = |d: Option<std::time::Duration>| {
         d.map_or(String::new(), |d| format!("{:.3}", d.as_secs_f64() * 1e3))
     };
-    for (i, f) in sim.flows().iter().enumerate() {
+    for (i, f) in rec.flows.iter().enumerate() {
         let (re, to) = f.tcp_losses();
         let _ = write!(
             s,
@@ -460,9 +545,9 @@ pub fn flows_csv(sim: &Simulation) -> String {
 }
 
 /// `rates.csv`: bytes delivered so far per flow at each sampling instant.
-pub fn rates_csv(sim: &Simulation) -> String {
+pub fn rates_csv(rec: &RunRecord) -> String {
     let mut s = String::from("t_s,flow,bytes\n");
-    for r in sim.rates() {
+    for r in rec.rates {
         let _ = writeln!(s, "{:.3},{},{}", r.t, r.flow, r.bytes);
     }
     s
@@ -505,8 +590,8 @@ pub fn message_shares(t: &MessageTally, n: usize) -> String {
 }
 
 /// The live summary of a run that streams live.
-pub fn live_summary(sim: &Simulation, peers: &[PeerResult]) -> Option<LiveSummary> {
-    let stream = sim.live()?;
+pub fn live_summary(rec: &RunRecord, peers: &[PeerResult]) -> Option<LiveSummary> {
+    let stream = rec.live?;
     live_metrics::summarize(peers, stream.clock, stream.bitrate)
 }
 
@@ -540,8 +625,8 @@ pub fn bittorrent_csv(peers: &[PeerResult]) -> String {
 }
 
 /// `live.csv` (only its header without a live stream).
-pub fn live_csv(sim: &Simulation, peers: &[PeerResult]) -> String {
-    let clock = sim.live().map_or_else(
+pub fn live_csv(rec: &RunRecord, peers: &[PeerResult]) -> String {
+    let clock = rec.live.map_or_else(
         || crate::live::MediaClock::new(ppspp_core::ChunkSize::DEFAULT, 1),
         |l| l.clock,
     );
@@ -549,8 +634,8 @@ pub fn live_csv(sim: &Simulation, peers: &[PeerResult]) -> String {
 }
 
 /// `summary.json`; `live` holds the live figures of a live run.
-pub fn summary_json(sum: &Summary, sim: &Simulation, live: Option<&LiveSummary>) -> String {
-    let net = sim.network().stats();
+pub fn summary_json(sum: &Summary, rec: &RunRecord, live: Option<&LiveSummary>) -> String {
+    let net = rec.layout.net.stats();
     let v = json!({
         "name": sum.name,
         "seed": sum.seed,
@@ -560,7 +645,7 @@ pub fn summary_json(sum: &Summary, sim: &Simulation, live: Option<&LiveSummary>)
         "events": sum.events,
         "virtual_s": sum.virtual_s,
         "wall_s": sum.wall_s,
-        "threads": sim.partitions(),
+        "threads": rec.threads,
         "events_per_s": sum.events as f64 / sum.wall_s.max(1e-9),
         "wall_per_virtual": sum.wall_s / sum.virtual_s.max(1e-9),
         "peers": sum.peers,
@@ -579,6 +664,31 @@ pub fn summary_json(sum: &Summary, sim: &Simulation, live: Option<&LiveSummary>)
             "seek_wait_s_per_viewer": finite(p.mean_seek_wait_s),
         })),
         "live": live.map(live_metrics::summary_json),
+        "emulation": rec.emulation.map(|e| json!({
+            "cpu_s": e.cpu_s,
+            "cpu_cores": e.cpu_s / sum.wall_s.max(1e-9),
+            "lateness_us": {
+                "p50": e.lateness_us[0],
+                "p99": e.lateness_us[1],
+                "p999": e.lateness_us[2],
+                "max": e.lateness_us[3],
+            },
+            "datagrams_offered": e.datagrams_offered,
+            "datagrams_sent": e.datagrams_sent,
+            "datagrams_received": e.datagrams_received,
+            "datagrams_unknown": e.datagrams_unknown,
+            "timer_lateness_us": {
+                "p50": e.timer_lateness_us[0],
+                "p99": e.timer_lateness_us[1],
+                "p999": e.timer_lateness_us[2],
+                "max": e.timer_lateness_us[3],
+            },
+            "peer_p99_lateness_us": {
+                "median_peer": e.peer_p99_lateness_us[0],
+                "worst_peer": e.peer_p99_lateness_us[1],
+            },
+            "timer_wakeups": e.timer_wakeups,
+        })),
         "messages_sent": messages_json(&sum.messages_sent),
         "datagrams_dropped": sum
             .datagrams_dropped
@@ -591,7 +701,7 @@ pub fn summary_json(sum: &Summary, sim: &Simulation, live: Option<&LiveSummary>)
             "delivered": net.delivered,
             "queue_drops": net.queue_drops,
             "lost": net.lost,
-            "to_absent_peers": sim.to_absent(),
+            "to_absent_peers": rec.to_absent,
         },
     });
     serde_json::to_string_pretty(&v).unwrap_or_default() + "\n"
@@ -623,7 +733,7 @@ pub const RUN_FILES: [&str; 13] = [
 pub fn write(
     dir: &Path,
     scenario_text: &str,
-    sim: &Simulation,
+    rec: &RunRecord,
     summary: &Summary,
     peers: &[PeerResult],
 ) -> io::Result<()> {
@@ -634,21 +744,21 @@ pub fn write(
         summary.seed
     );
     // In the order of RUN_FILES.
-    let live = live_summary(sim, peers);
+    let live = live_summary(rec, peers);
     let texts = [
         header + scenario_text,
         peers_csv(peers),
         bittorrent_csv(peers),
-        live_csv(sim, peers),
+        live_csv(rec, peers),
         stalls_csv(peers, summary.virtual_s),
-        links_csv(sim),
-        waits_csv(sim),
-        traced_flows_csv(sim),
-        link_stats_csv(sim),
-        progress_csv(sim),
-        flows_csv(sim),
-        rates_csv(sim),
-        summary_json(summary, sim, live.as_ref()),
+        links_csv(rec),
+        waits_csv(rec),
+        traced_flows_csv(rec),
+        link_stats_csv(rec),
+        progress_csv(rec),
+        flows_csv(rec),
+        rates_csv(rec),
+        summary_json(summary, rec, live.as_ref()),
     ];
     for (name, text) in RUN_FILES.iter().zip(texts) {
         fs::write(dir.join(name), text)?;

@@ -67,23 +67,24 @@ pub fn run_with_threads(
     sim.run(tick);
     let wall = started.elapsed().as_secs_f64();
     let (summary, peers) = results::summarize(&mut sim, wall);
+    let rec = sim.record();
     if let Some(dir) = out {
-        results::write(dir, text, &sim, &summary, &peers)?;
+        results::write(dir, text, &rec, &summary, &peers)?;
         crate::report::write_report(dir)?;
     }
-    let live = results::live_summary(&sim, &peers);
+    let live = results::live_summary(&rec, &peers);
     let csv = vec![
         ("peers.csv", results::peers_csv(&peers)),
         ("bittorrent.csv", results::bittorrent_csv(&peers)),
-        ("live.csv", results::live_csv(&sim, &peers)),
+        ("live.csv", results::live_csv(&rec, &peers)),
         ("stalls.csv", results::stalls_csv(&peers, summary.virtual_s)),
-        ("progress.csv", results::progress_csv(&sim)),
-        ("links.csv", results::links_csv(&sim)),
-        ("waits.csv", results::waits_csv(&sim)),
-        ("traced_flows.csv", results::traced_flows_csv(&sim)),
-        ("link_stats.csv", results::link_stats_csv(&sim)),
-        ("flows.csv", results::flows_csv(&sim)),
-        ("rates.csv", results::rates_csv(&sim)),
+        ("progress.csv", results::progress_csv(&rec)),
+        ("links.csv", results::links_csv(&rec)),
+        ("waits.csv", results::waits_csv(&rec)),
+        ("traced_flows.csv", results::traced_flows_csv(&rec)),
+        ("link_stats.csv", results::link_stats_csv(&rec)),
+        ("flows.csv", results::flows_csv(&rec)),
+        ("rates.csv", results::rates_csv(&rec)),
     ];
     Ok(Outcome {
         summary,

@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod lateness;
 mod log;
 mod shaper;
 mod socket;
@@ -33,6 +34,7 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
+pub use lateness::TimerLateness;
 pub use shaper::{Direction, Held, ShaperPort};
 pub use socket::BatchSocket;
 pub use viewers::Playback;
@@ -68,6 +70,8 @@ pub struct Report {
     /// What the swarm's viewer sees, when it is watched
     /// ([`NodeHandle::watch`]).
     pub playback: Option<Playback>,
+    /// How late the node's timers have fired (all its swarms').
+    pub timers: TimerLateness,
 }
 
 enum Command {
@@ -386,6 +390,7 @@ async fn run(
 ) -> io::Result<()> {
     let mut shutdown: Option<(oneshot::Sender<Vec<String>>, Instant, Vec<String>)> = None;
     let mut viewers = Viewers::default();
+    let mut timers = TimerLateness::default();
     let local = socket.local_addr()?;
     // A shaped node writes each datagram here before handing it over.
     let mut held_buf = match shaper {
@@ -468,7 +473,11 @@ async fn run(
         };
         tokio::select! {
             r = socket.readable() => r?,
-            () = sleep => {}
+            () = sleep => {
+                if let Some(t) = wake {
+                    timers.record(tokio::time::Instant::now().saturating_duration_since(t));
+                }
+            }
             held = shaper::next_release(&mut shaper) => match held {
                 None => {
                     tracing::debug!("the shaper has gone: the node stops");
@@ -480,7 +489,7 @@ async fn run(
                 None => return Ok(()),
                 Some(cmd) => {
                     let now = clock.now();
-                    if let Some(done) = apply(&mut ep, &mut viewers, now, cmd) {
+                    if let Some(done) = apply(&mut ep, &mut viewers, &timers, now, cmd) {
                         let mut failures = Vec::new();
                         tracing::debug!("shutting down: closing every channel");
                         for h in ep.swarm_handles() {
@@ -598,6 +607,7 @@ fn command_swarm(cmd: &Command) -> Option<SwarmHandle> {
 fn apply(
     ep: &mut Endpoint,
     viewers: &mut Viewers,
+    timers: &TimerLateness,
     now: Instant,
     cmd: Command,
 ) -> Option<oneshot::Sender<Vec<String>>> {
@@ -626,6 +636,7 @@ fn apply(
                     stats,
                     endpoint: ep.stats().clone(),
                     playback: viewers.playback(now, ep, swarm),
+                    timers: timers.clone(),
                 }
             });
             let _ = reply.send(report);

@@ -6,12 +6,12 @@
 use std::collections::BTreeMap;
 
 use ppspp_core::chunk::{ChunkIndex, ChunkSize};
-use ppspp_core::play::{PlaybackStats, PlayerConfig, PlayerState, Viewer};
+use ppspp_core::play::{PlaybackStats, PlayerConfig, PlayerState, StallSpan, Viewer};
 use ppspp_core::proto::{Endpoint, SwarmHandle};
 use ppspp_core::time::Instant;
 
 /// What a watched swarm's viewer sees.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Playback {
     /// What the player is doing.
     pub state: PlayerState,
@@ -19,6 +19,9 @@ pub struct Playback {
     pub playhead: ChunkIndex,
     /// Startup delay, stalls, stall time, continuity so far.
     pub stats: PlaybackStats,
+    /// The stalls so far, one by one (the first
+    /// [`ppspp_core::play::MAX_LOGGED_STALLS`]).
+    pub stalls: Vec<StallSpan>,
 }
 
 /// Viewers by swarm.
@@ -62,10 +65,12 @@ impl Viewers {
     /// What the viewer of `swarm` sees at `now`, if it is watched.
     pub fn playback(&self, now: Instant, ep: &Endpoint, swarm: SwarmHandle) -> Option<Playback> {
         let v = self.0.get(&swarm)?;
+        let (stats, stalls) = v.stats_and_stalls(now, ep, swarm);
         Some(Playback {
             state: v.state(),
             playhead: v.playhead(now),
-            stats: v.stats(now, ep, swarm),
+            stats,
+            stalls,
         })
     }
 }

@@ -36,7 +36,8 @@ enum Command {
     Get(cmd::get::GetArgs),
     /// Download a swarm and serve it over HTTP to a media player meanwhile.
     Stream(cmd::stream::StreamArgs),
-    /// The lab: run scenarios in the deterministic simulator.
+    /// The lab: run scenarios in the deterministic simulator, or in real
+    /// time on real sockets.
     #[command(subcommand)]
     Lab(cmd::lab::LabCommand),
 }
@@ -44,6 +45,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     cmd::log::init(match cli.command {
+        Command::Lab(cmd::lab::LabCommand::Emulate(_)) => cmd::log::Clock::Wall,
         Command::Lab(_) => cmd::log::Clock::Virtual,
         _ => cmd::log::Clock::Wall,
     });

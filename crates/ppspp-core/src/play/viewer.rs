@@ -7,7 +7,9 @@
 use rand::rngs::Xoshiro256PlusPlus;
 
 use crate::chunk::{ChunkIndex, ChunkSize};
-use crate::play::{PlaybackStats, Player, PlayerConfig, PlayerState, SeekModel, StallLog};
+use crate::play::{
+    PlaybackStats, Player, PlayerConfig, PlayerState, SeekModel, StallLog, StallSpan,
+};
 use crate::proto::{Endpoint, SwarmHandle};
 use crate::time::Instant;
 
@@ -133,6 +135,21 @@ impl Viewer {
         }
         self.settled(now, ep, swarm)
             .map_or_else(PlaybackStats::default, |(s, _)| s)
+    }
+
+    /// As [`Viewer::stats`], with the stalls one by one (a driver's
+    /// report of a viewer: the lab's emulator writes them to `stalls.csv`).
+    pub fn stats_and_stalls(
+        &self,
+        now: Instant,
+        ep: &Endpoint,
+        swarm: SwarmHandle,
+    ) -> (PlaybackStats, Vec<StallSpan>) {
+        if let Some((s, log)) = &self.frozen {
+            return (*s, log.spans().to_vec());
+        }
+        self.settled(now, ep, swarm)
+            .map_or_else(Default::default, |(s, log)| (s, log.spans().to_vec()))
     }
 
     /// The metrics and the stall log at `now` of a copy of the player

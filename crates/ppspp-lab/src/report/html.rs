@@ -216,9 +216,77 @@ fn summary_rows(s: &Value) -> Vec<Vec<String>> {
             .unwrap_or(rows.len());
         rows.splice(at..at, live_rows(&get));
     }
+    if s.get("emulation").is_some_and(Value::is_object) {
+        emulation_rows(&mut rows, &get);
+    }
     let mut rows: Vec<Vec<String>> = rows.into_iter().map(|(k, v)| vec![escape(k), v]).collect();
     rows.extend(message_rows(s));
     rows
+}
+
+/// A real-time run's (`ppspp lab emulate`): its CPU and the shaper's
+/// lateness and counters in place of the simulator's virtual time, events
+/// and trace, which it has not.
+fn emulation_rows(rows: &mut Vec<(&'static str, String)>, get: &dyn Fn(&[&str]) -> String) {
+    const SIMULATOR_ONLY: [&str; 6] = [
+        "Virtual time (s)",
+        "Wall / virtual time",
+        "Events",
+        "Events / s",
+        "Trace records",
+        "Trace hash",
+    ];
+    rows.retain(|(k, _)| !SIMULATOR_ONLY.contains(k));
+    let e = |k: &str| get(&["emulation", k]);
+    let late = |q: &str| get(&["emulation", "lateness_us", q]);
+    let at = rows
+        .iter()
+        .position(|(k, _)| *k == "Wall time (s)")
+        .map_or(rows.len(), |i| i + 1);
+    let added = [
+        ("Run", "emulated in real time".to_string()),
+        ("CPU time (s)", e("cpu_s")),
+        ("CPU cores used (CPU / wall)", e("cpu_cores")),
+        (
+            "Shaper lateness p50 / p99 / p99.9 / max (µs)",
+            format!(
+                "{} / {} / {} / {}",
+                late("p50"),
+                late("p99"),
+                late("p999"),
+                late("max")
+            ),
+        ),
+        (
+            "Node timer lateness p50 / p99 / p99.9 / max (µs)",
+            format!(
+                "{} / {} / {} / {}",
+                get(&["emulation", "timer_lateness_us", "p50"]),
+                get(&["emulation", "timer_lateness_us", "p99"]),
+                get(&["emulation", "timer_lateness_us", "p999"]),
+                get(&["emulation", "timer_lateness_us", "max"])
+            ),
+        ),
+        (
+            "Node timer lateness p99: median peer / worst peer (µs)",
+            format!(
+                "{} / {}",
+                get(&["emulation", "peer_p99_lateness_us", "median_peer"]),
+                get(&["emulation", "peer_p99_lateness_us", "worst_peer"])
+            ),
+        ),
+        (
+            "Datagrams shaped / to the kernel / to nodes / to no node",
+            format!(
+                "{} / {} / {} / {}",
+                e("datagrams_offered"),
+                e("datagrams_sent"),
+                e("datagrams_received"),
+                e("datagrams_unknown")
+            ),
+        ),
+    ];
+    rows.splice(at..at, added);
 }
 
 /// The live stream's rows (RFC 7574 §6.1): the viewers' lag, continuity,

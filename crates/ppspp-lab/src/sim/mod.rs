@@ -13,7 +13,7 @@
 //! any number of threads.
 
 pub mod cross;
-mod names;
+pub mod names;
 pub mod partition;
 pub mod peer;
 pub mod plan;
@@ -34,10 +34,10 @@ use rayon::prelude::*;
 use crate::content::SyntheticContent;
 use crate::live::metrics::{as_playback_stats, LivePeer};
 use crate::live::LiveStream;
-use crate::net::{LinkId, Network, Partitioning};
-use crate::packet::{FlowId, HostId};
-use crate::scenario::{host_ref, Role, Scenario};
-use cross::{CrossFlow, CROSS_FLOW_BASE};
+use crate::net::{Network, Partitioning};
+use crate::scenario::{Role, Scenario};
+use cross::CrossFlow;
+use names::{Layout, Traced};
 use partition::{Partition, Shared};
 use peer::{host_of, Peer};
 use trace::{Record, Trace};
@@ -103,7 +103,7 @@ pub struct Simulation {
     now: Instant,
     end: Instant,
     /// Links with a traced flow (`record.waits`).
-    traced: Vec<(LinkId, FlowId, String, String)>,
+    traced: Vec<Traced>,
     /// Filled in when the run ends: the partitions' samples summed.
     progress: Vec<ProgressSample>,
     rates: Vec<RateSample>,
@@ -278,74 +278,53 @@ impl Simulation {
     }
 
     fn setup_records(&mut self) {
-        let scenario = &self.shared.scenario;
-        let mut queues = Vec::new();
-        for q in &scenario.record.queues {
-            if let Some(id) = self.link_named(q) {
-                queues.push(id);
-            }
-        }
-        let mut traced = Vec::new();
-        for w in &scenario.record.waits {
-            let w = w.get_ref();
-            let flow = match crate::scenario::peer_flow(&w.flow) {
-                Some(host) => self.host_named(host).map(|h| FlowId(h.0)),
-                None => w
-                    .flow
-                    .strip_prefix("flow")
-                    .and_then(|n| n.parse::<u32>().ok())
-                    .map(|n| FlowId(CROSS_FLOW_BASE + n)),
-            };
-            if let (Some(id), Some(flow)) = (self.link_named(&w.link), flow) {
-                traced.push((id, flow, w.link.clone(), w.flow.clone()));
-            }
-        }
+        let records = self.layout().records();
         // Every partition's copy of a link is set up; only its owner's
         // moves packets.
         for p in &mut self.parts {
-            for &id in &queues {
-                p.net.link_mut(id).record_samples();
-            }
-            for (id, flow, _, _) in &traced {
-                p.net.link_mut(*id).trace_flow(*flow);
-            }
+            records.apply(&mut p.net);
         }
-        self.traced = traced;
+        self.traced = records.traced;
     }
 
-    /// The link a `"HOST.up"`, `"HOST.down"` or `"site:NAME.up"` reference
-    /// names (HOST as in `host_named`).
-    fn link_named(&self, r: &str) -> Option<LinkId> {
-        let (who, dir) = r.rsplit_once('.')?;
-        let net = &self.parts[0].net;
-        let (up, down) = match who.strip_prefix("site:") {
-            Some(site) => {
-                let i = self.shared.scenario.sites.keys().position(|k| k == site)?;
-                net.site_links(crate::net::SiteId(i as u32))?
-            }
-            None => net.access_links(self.host_named(who)?)?,
-        };
-        Some(if dir == "up" { up } else { down })
+    /// What the run leaves to write up besides its peers' results
+    /// ([`crate::results::write`]).
+    pub fn record(&self) -> crate::results::RunRecord<'_> {
+        crate::results::RunRecord {
+            layout: self.layout(),
+            traced: &self.traced,
+            progress: &self.progress,
+            flows: self.flows(),
+            rates: &self.rates,
+            live: self.live(),
+            threads: self.partitions(),
+            to_absent: self.to_absent(),
+            emulation: None,
+        }
+    }
+
+    /// The scenario laid out: its plan and the whole network.
+    pub fn layout(&self) -> Layout<'_> {
+        Layout {
+            scenario: &self.shared.scenario,
+            plans: &self.shared.plans,
+            net: &self.parts[0].net,
+        }
     }
 
     /// The traced flows (`record.waits`): link, flow, and their names in
     /// the scenario.
-    pub fn traced(&self) -> &[(LinkId, FlowId, String, String)] {
+    pub fn traced(&self) -> &[Traced] {
         &self.traced
-    }
-
-    /// The host a `"GROUP[i]"` reference names.
-    fn host_named(&self, r: &str) -> Option<HostId> {
-        let (g, i) = host_ref(&self.shared.scenario, r)?;
-        let first = self.shared.plans.iter().position(|p| p.group == g)?;
-        Some(HostId(first as u32 + i))
     }
 
     fn setup_flows(&mut self) {
         let seed = self.shared.seed;
         for (i, f) in self.shared.scenario.flows.clone().iter().enumerate() {
             let f = f.get_ref();
-            let (Some(src), Some(dst)) = (self.host_named(&f.from), self.host_named(&f.to)) else {
+            let layout = self.layout();
+            let (Some(src), Some(dst)) = (layout.host_named(&f.from), layout.host_named(&f.to))
+            else {
                 continue;
             };
             // Cross traffic makes the simulation one partition.

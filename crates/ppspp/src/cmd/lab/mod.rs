@@ -1,6 +1,7 @@
-//! `ppspp lab`: run scenarios in the deterministic simulator, and sweeps
-//! over them.
+//! `ppspp lab`: run scenarios in the deterministic simulator, sweeps over
+//! them, and scenarios in real time on real sockets.
 
+pub mod emulate;
 pub mod run;
 pub mod sweep;
 mod table;
@@ -12,6 +13,9 @@ use clap::Subcommand;
 pub enum LabCommand {
     /// Run one scenario (the built-in flash crowd without SCENARIO).
     Run(run::RunArgs),
+    /// Run one scenario in real time: every peer a real node on its own
+    /// loopback address, its datagrams shaped by the network model.
+    Emulate(emulate::EmulateArgs),
     /// Run a scenario over a grid of parameter values and seeds.
     Sweep(sweep::SweepArgs),
     /// Write the report of a results folder again: a sweep's (sweep.html)
@@ -30,6 +34,7 @@ pub struct ReportArgs {
 pub fn run(cmd: &LabCommand) -> anyhow::Result<()> {
     match cmd {
         LabCommand::Run(a) => run::run(a),
+        LabCommand::Emulate(a) => emulate::run(a),
         LabCommand::Sweep(a) => sweep::run(a),
         LabCommand::Report(a) => {
             let (written, file) = if a.dir.join(ppspp_lab::report::SWEEP_CSV).is_file() {

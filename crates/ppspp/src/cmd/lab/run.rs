@@ -43,7 +43,9 @@ pub struct RunArgs {
     pub quiet: bool,
 }
 
-fn load(path: Option<&Path>) -> anyhow::Result<(String, String)> {
+/// The scenario's text and its name for messages: the file's, or the
+/// built-in flash crowd's.
+pub fn load(path: Option<&Path>) -> anyhow::Result<(String, String)> {
     match path {
         None => Ok((
             DEFAULT_TEXT.to_string(),

@@ -5,7 +5,7 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
-use ppspp_lab::results::Summary;
+use ppspp_lab::results::{EmulationFigures, Summary};
 
 /// What a figure without a value prints as.
 const NONE: &str = "—";
@@ -62,6 +62,63 @@ pub fn render_live(l: &ppspp_lab::live::metrics::LiveSummary) -> String {
 
 /// The table of a run's summary; `out` is the results folder, if written.
 pub fn render(s: &Summary, out: Option<&Path>) -> String {
+    let mut t = render_figures(s);
+    let _ = writeln!(
+        t,
+        "time          virtual {:.1} s, wall {:.1} s ({:.2}x real time), {} events ({:.0}/s)",
+        s.virtual_s,
+        s.wall_s,
+        s.virtual_s / s.wall_s.max(1e-9),
+        s.events,
+        s.events as f64 / s.wall_s.max(1e-9)
+    );
+    let _ = writeln!(t, "trace_hash    {}", s.trace_hash);
+    if let Some(dir) = out {
+        let _ = writeln!(t, "results       {}", dir.display());
+    }
+    t
+}
+
+/// The table of an emulated run (`ppspp lab emulate`): its summary, then
+/// the wall clock, the CPU and the shaper's lateness in place of virtual
+/// time and the trace hash.
+pub fn render_emulated(s: &Summary, e: &EmulationFigures, out: Option<&Path>) -> String {
+    let mut t = render_figures(s);
+    let _ = writeln!(
+        t,
+        "time          wall {:.1} s, CPU {} s ({} cores), {} datagrams shaped",
+        s.wall_s,
+        fmt_s(e.cpu_s),
+        fmt_f(e.cpu_s / s.wall_s.max(1e-9), 2),
+        e.datagrams_offered
+    );
+    let ms = |us: u64| us as f64 / 1e3;
+    let _ = writeln!(
+        t,
+        "lateness ms   p50 {:.2}  p99 {:.2}  p99.9 {:.2}  max {:.2} (the shaper against the model's schedule)",
+        ms(e.lateness_us[0]),
+        ms(e.lateness_us[1]),
+        ms(e.lateness_us[2]),
+        ms(e.lateness_us[3])
+    );
+    let _ = writeln!(
+        t,
+        "timers ms     p50 {:.2}  p99 {:.2}  max {:.2}; p99 of the median peer {:.2}, of the worst {:.2} ({} wakeups)",
+        ms(e.timer_lateness_us[0]),
+        ms(e.timer_lateness_us[1]),
+        ms(e.timer_lateness_us[3]),
+        ms(e.peer_p99_lateness_us[0]),
+        ms(e.peer_p99_lateness_us[1]),
+        e.timer_wakeups
+    );
+    if let Some(dir) = out {
+        let _ = writeln!(t, "results       {}", dir.display());
+    }
+    t
+}
+
+/// The figures both tables share: peers, downloads, viewers, bytes.
+fn render_figures(s: &Summary) -> String {
     let mut t = String::new();
     let _ = writeln!(t, "scenario      {} (seed {})", s.name, s.seed);
     let _ = writeln!(
@@ -113,19 +170,6 @@ pub fn render(s: &Summary, out: Option<&Path>) -> String {
             s.messages_sent.total_bytes() as f64 / 1e6,
             ppspp_lab::results::message_shares(&s.messages_sent, 5)
         );
-    }
-    let _ = writeln!(
-        t,
-        "time          virtual {:.1} s, wall {:.1} s ({:.2}x real time), {} events ({:.0}/s)",
-        s.virtual_s,
-        s.wall_s,
-        s.virtual_s / s.wall_s.max(1e-9),
-        s.events,
-        s.events as f64 / s.wall_s.max(1e-9)
-    );
-    let _ = writeln!(t, "trace_hash    {}", s.trace_hash);
-    if let Some(dir) = out {
-        let _ = writeln!(t, "results       {}", dir.display());
     }
     t
 }
