@@ -29,10 +29,11 @@ use ppspp_lab::packet::HostId;
 use ppspp_lab::rng::{derive, rng, Stream};
 use ppspp_lab::scenario::{Role, Scenario};
 use ppspp_lab::sim::names::{Layout, Traced};
+use ppspp_lab::sim::partition::peer_rate_samples;
 use ppspp_lab::sim::partition::{endpoint_config, player_config, vod_swarm_setup};
 use ppspp_lab::sim::plan::{self, Leave, PeerPlan};
 use ppspp_lab::sim::tracker::Tracker;
-use ppspp_lab::sim::ProgressSample;
+use ppspp_lab::sim::{ProgressSample, RateSample};
 use ppspp_udp::{NodeConfig, NodeHandle, Report};
 use rand::rngs::Xoshiro256PlusPlus;
 use tokio::sync::{watch, Notify};
@@ -107,6 +108,9 @@ pub struct Outcome {
     pub traced: Vec<Traced>,
     /// Swarm progress, every `record.interval`.
     pub progress: Vec<ProgressSample>,
+    /// Bytes per peer of the groups `record.rates` names, every
+    /// `record.interval`.
+    pub rates: Vec<RateSample>,
     /// The model and the shaper's figures.
     pub shaper: Stopped,
     /// Wall seconds the run took.
@@ -192,6 +196,14 @@ impl Ctx {
         }
     }
 
+    /// The `record.rates` rows now, as the simulator samples them.
+    fn rates(&self) -> Vec<RateSample> {
+        let t = self.secs();
+        peer_rate_samples(&self.scenario, &self.plans, t, |h| {
+            self.shaper.delivered_from(h)
+        })
+    }
+
     fn leecher_done(&self) {
         if self.unfinished.fetch_sub(1, Ordering::AcqRel) == 1 {
             self.finished.notify_one();
@@ -243,15 +255,19 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
     let every = ctx.scenario.record.interval.0.max(Duration::from_millis(1));
     let mut sampling = tokio::time::interval_at(ctx.at(Duration::ZERO), every);
     sampling.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut progress = Vec::new();
+    let (mut progress, mut rates) = (Vec::new(), Vec::new());
     loop {
         tokio::select! {
             () = tokio::time::sleep_until(duration) => break,
             () = ctx.finished.notified(), if stop_when_done => break,
-            _ = sampling.tick() => progress.push(ctx.sample(chunks)),
+            _ = sampling.tick() => {
+                progress.push(ctx.sample(chunks));
+                rates.extend(ctx.rates());
+            }
         }
     }
     progress.push(ctx.sample(chunks));
+    rates.extend(ctx.rates());
     let _ = end_tx.send(true);
     let mut peers = Vec::with_capacity(tasks.len());
     let mut running = Vec::new();
@@ -276,6 +292,7 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
         addrs: ctx.addrs.into_inner().expect("not poisoned"),
         traced: records.traced,
         progress,
+        rates,
         shaper: ctx.shaper.stop().await,
         wall_s,
         cpu_s,

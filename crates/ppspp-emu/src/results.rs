@@ -4,8 +4,8 @@
 //! the shaper's scheduling lateness), in `summary.json`'s `emulation`.
 //!
 //! What the folder holds that a simulated run's fills and this one leaves
-//! empty: `rates.csv` (the shaper does not count bytes per group yet) and
-//! `flows.csv` (cross traffic is refused, [`crate::refuse`]). The summary
+//! empty: `flows.csv` and the cross-traffic rows of `rates.csv` (cross
+//! traffic is refused, [`crate::refuse`]). The summary
 //! has no trace hash (a real run has no trace to hash) and counts as
 //! "events" the datagrams the model carried.
 
@@ -78,7 +78,11 @@ impl Outcome {
             ],
             datagrams_offered: s.offered,
             datagrams_sent: s.sent,
-            datagrams_received: s.received,
+            datagrams_received: self
+                .peers
+                .iter()
+                .filter_map(|p| Some(p.report.as_ref()?.endpoint.datagrams_received))
+                .sum(),
             datagrams_unknown: s.unknown,
         }
     }
@@ -95,7 +99,7 @@ impl Outcome {
             traced: &self.traced,
             progress: &self.progress,
             flows: &[],
-            rates: &[],
+            rates: &self.rates,
             live: None,
             threads: tokio::runtime::Handle::try_current().map_or(1, |h| h.metrics().num_workers()),
             to_absent: 0,

@@ -18,13 +18,15 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 
 use hdrhistogram::Histogram;
 use ppspp_core::time::Instant;
 use ppspp_lab::net::Network;
 use ppspp_lab::packet::{Body, FlowId, HostId, Packet, UDP_OVERHEAD};
-use ppspp_udp::{Direction, Held, ShaperPort};
+use ppspp_udp::{Held, ShaperPort};
 use tokio::sync::mpsc;
 use tokio::task::JoinHandle;
 
@@ -35,10 +37,10 @@ pub struct ShaperStats {
     pub offered: u64,
     /// Delivered by the model and given back to be sent.
     pub sent: u64,
-    /// Read by a node from its socket and given back to it.
-    pub received: u64,
     /// From or to an address no attached node has (dropped).
     pub unknown: u64,
+    // What the nodes received is in their endpoints' counters
+    // (`EndpointStats::datagrams_received`): it does not pass here.
 }
 
 /// What a stopped shaper hands back.
@@ -65,6 +67,9 @@ enum Control {
 
 /// Talks to a running shaper.
 pub struct ShaperHandle {
+    /// Wire bytes the model has delivered from each host so far, by host
+    /// id (what `record.rates` samples).
+    delivered: Arc<[AtomicU64]>,
     hold: mpsc::UnboundedSender<Held>,
     control: mpsc::UnboundedSender<Control>,
     task: JoinHandle<Stopped>,
@@ -82,7 +87,10 @@ impl ShaperHandle {
     pub fn start_at(net: Network, epoch: std::time::Instant) -> ShaperHandle {
         let (hold, hold_rx) = mpsc::unbounded_channel();
         let (control, control_rx) = mpsc::unbounded_channel();
+        let delivered: Arc<[AtomicU64]> =
+            (0..net.host_count()).map(|_| AtomicU64::new(0)).collect();
         let shaper = Shaper {
+            delivered: delivered.clone(),
             net,
             epoch,
             hosts: HashMap::new(),
@@ -92,10 +100,18 @@ impl ShaperHandle {
             lateness_us: Histogram::new(3).expect("3 significant digits are allowed"),
         };
         ShaperHandle {
+            delivered,
             hold,
             control,
             task: tokio::spawn(shaper.run(hold_rx, control_rx)),
         }
+    }
+
+    /// Wire bytes the model has delivered from host `host` so far.
+    pub fn delivered_from(&self, host: usize) -> u64 {
+        self.delivered
+            .get(host)
+            .map_or(0, |n| n.load(Ordering::Relaxed))
     }
 
     /// A port for a node to be started with (`ppspp_udp::start_shaped`),
@@ -138,6 +154,7 @@ impl ShaperHandle {
 }
 
 struct Shaper {
+    delivered: Arc<[AtomicU64]>,
     net: Network,
     epoch: std::time::Instant,
     hosts: HashMap<SocketAddr, HostId>,
@@ -213,36 +230,24 @@ impl Shaper {
     }
 
     fn on_held(&mut self, h: Held) {
-        match h.direction {
-            Direction::Out => {
-                let (Some(&src), Some(&dst)) = (self.hosts.get(&h.node), self.hosts.get(&h.peer))
-                else {
-                    self.stats.unknown += 1;
-                    return;
-                };
-                self.stats.offered += 1;
-                let size = u32::try_from(h.bytes.len()).unwrap_or(u32::MAX) + UDP_OVERHEAD;
-                let now = self.now();
-                self.net.send(
-                    now,
-                    Packet {
-                        src,
-                        dst,
-                        // A peer's datagrams are one flow, as in the simulator.
-                        flow: FlowId(src.0),
-                        size,
-                        body: Body::Datagram(h.bytes),
-                    },
-                );
-            }
-            Direction::In => match self.hosts.get(&h.node) {
-                Some(&host) => {
-                    self.stats.received += 1;
-                    self.release(host, h);
-                }
-                None => self.stats.unknown += 1,
+        let (Some(&src), Some(&dst)) = (self.hosts.get(&h.node), self.hosts.get(&h.peer)) else {
+            self.stats.unknown += 1;
+            return;
+        };
+        self.stats.offered += 1;
+        let size = u32::try_from(h.bytes.len()).unwrap_or(u32::MAX) + UDP_OVERHEAD;
+        let now = self.now();
+        self.net.send(
+            now,
+            Packet {
+                src,
+                dst,
+                // A peer's datagrams are one flow, as in the simulator.
+                flow: FlowId(src.0),
+                size,
+                body: Body::Datagram(h.bytes),
             },
-        }
+        );
     }
 
     /// Moves the model up to now and sends what it delivered.
@@ -254,6 +259,9 @@ impl Shaper {
         }
         self.net.handle_timeout(now);
         while let Some(p) = self.net.poll_delivery() {
+            if let Some(n) = self.delivered.get(p.src.0 as usize) {
+                n.fetch_add(u64::from(p.size), Ordering::Relaxed);
+            }
             let Body::Datagram(bytes) = p.body else {
                 continue;
             };
@@ -261,15 +269,7 @@ impl Shaper {
                 continue;
             };
             self.stats.sent += 1;
-            self.release(
-                p.src,
-                Held {
-                    direction: Direction::Out,
-                    node,
-                    peer,
-                    bytes,
-                },
-            );
+            self.release(p.src, Held { node, peer, bytes });
         }
     }
 

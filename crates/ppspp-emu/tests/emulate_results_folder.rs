@@ -10,7 +10,7 @@ use ppspp_lab::scenario::parse;
 mod common;
 
 /// The shared flash crowd as four viewers of a 2 Mbit/s video, 300 kB, on
-/// a 6 Mbit/s seeder, its uplink queue recorded.
+/// a 6 Mbit/s seeder, its uplink queue and its bytes sent recorded.
 fn scenario() -> String {
     let text = common::SCENARIO
         .replace("size = \"400KB\"", "size = \"300KB\"")
@@ -18,7 +18,7 @@ fn scenario() -> String {
         .replace("count = 6", "count = 4");
     format!(
         "{text}player = {{ bitrate = \"2Mbit/s\", prebuffer = \"1s\", rebuffer = \"1s\" }}\n\
-         [record]\ninterval = \"250ms\"\nqueues = [\"seeder.up\"]\n"
+         [record]\ninterval = \"250ms\"\nqueues = [\"seeder.up\"]\nrates = [\"seeder\"]\n"
     )
 }
 
@@ -85,6 +85,23 @@ async fn an_emulated_run_writes_the_simulators_folder_and_report() {
     let stats = read("link_stats.csv");
     let out: u64 = column(&stats, "bytes_out")[0].parse().unwrap();
     assert!(out >= 300_000, "{stats}");
+
+    // rates.csv: the seeder's bytes the model delivered, growing to at
+    // least the content.
+    let rates = read("rates.csv");
+    let sent: Vec<u64> = rates
+        .lines()
+        .skip(1)
+        .map(|l| {
+            assert!(l.contains(",ppspp:seeder[0],"), "{l}");
+            l.rsplit(',').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    assert!(
+        sent.len() >= 4 && sent.windows(2).all(|w| w[0] <= w[1]),
+        "{rates}"
+    );
+    assert!(*sent.last().unwrap() >= 300_000, "{rates}");
 
     // summary.json: the emulation's figures, consistent with the model's.
     let json: serde_json::Value = serde_json::from_str(&read("summary.json")).unwrap();

@@ -279,7 +279,8 @@ pub struct EmulationFigures {
     pub datagrams_offered: u64,
     /// Datagrams it released to the kernel.
     pub datagrams_sent: u64,
-    /// Datagrams it released to their receiving node.
+    /// Datagrams the nodes' endpoints received (the model's deliveries
+    /// that the kernel passed on, and any from outside the emulation).
     pub datagrams_received: u64,
     /// Datagrams to an address no node of the run had.
     pub datagrams_unknown: u64,

@@ -35,7 +35,7 @@ use tokio::task::JoinHandle;
 use tracing::Instrument;
 
 pub use lateness::TimerLateness;
-pub use shaper::{Direction, Held, ShaperPort};
+pub use shaper::{Held, ShaperPort};
 pub use socket::BatchSocket;
 pub use viewers::Playback;
 use viewers::Viewers;
@@ -402,10 +402,7 @@ async fn run(
         socket
             .recv_ready(|from, d| {
                 log::received(from, d.len());
-                match &shaper {
-                    Some(port) => port.hold(Direction::In, local, from, d),
-                    None => ep.handle_datagram(now, from, d),
-                }
+                ep.handle_datagram(now, from, d);
             })
             .inspect_err(|e| tracing::warn!(error = %e, "receiving failed: the node stops"))?;
         if ep.poll_timeout(now).is_some_and(|t| t <= now) {
@@ -418,7 +415,7 @@ async fn run(
                     break;
                 };
                 log::sent(t.destination, t.len);
-                port.hold(Direction::Out, local, t.destination, &held_buf[..t.len]);
+                port.hold(local, t.destination, &held_buf[..t.len]);
             } else {
                 let slot = socket.next_slot();
                 let Some(t) = ep.poll_transmit(now, slot) else {
@@ -483,7 +480,7 @@ async fn run(
                     tracing::debug!("the shaper has gone: the node stops");
                     return Ok(());
                 }
-                Some(h) => release(&mut socket, &mut ep, &clock, &mut shaper, h).await?,
+                Some(h) => release(&mut socket, &mut shaper, h).await?,
             },
             cmd = commands.recv() => match cmd {
                 None => return Ok(()),
@@ -507,25 +504,18 @@ async fn run(
     }
 }
 
-/// Acts on a datagram the shaper gave back, and on every other one it has
-/// ready: sends the outgoing ones, hands the incoming ones to the endpoint.
+/// Sends a datagram the shaper gave back, and every other one it has
+/// ready.
 async fn release(
     socket: &mut BatchSocket,
-    ep: &mut Endpoint,
-    clock: &Clock,
     shaper: &mut Option<ShaperPort>,
     first: Held,
 ) -> io::Result<()> {
     let mut next = Some(first);
     while let Some(h) = next {
-        match h.direction {
-            Direction::Out => {
-                let len = h.bytes.len().min(socket::MAX_DATAGRAM);
-                socket.next_slot()[..len].copy_from_slice(&h.bytes[..len]);
-                socket.push(h.peer, len).await?;
-            }
-            Direction::In => ep.handle_datagram(clock.now(), h.peer, &h.bytes),
-        }
+        let len = h.bytes.len().min(socket::MAX_DATAGRAM);
+        socket.next_slot()[..len].copy_from_slice(&h.bytes[..len]);
+        socket.push(h.peer, len).await?;
         next = shaper.as_mut().and_then(|p| p.release.try_recv().ok());
     }
     socket.flush().await

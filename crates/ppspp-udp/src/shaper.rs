@@ -2,38 +2,30 @@
 //! runs real nodes over modelled links (issue 27: the lab's real-time
 //! emulator). Not used by a node on a real network.
 //!
-//! A shaped node hands every datagram to its shaper instead of acting on
-//! it: what its endpoint writes ([`Direction::Out`]) before it reaches the
-//! kernel, and what its socket reads ([`Direction::In`]) before the endpoint
-//! sees it. The shaper gives each one back when its model of the links
-//! says it is due (then the node sends it, or hands it to the endpoint), or
-//! never (the model dropped it). So the node's code path is the real one,
-//! socket and kernel included, and only the timing of its datagrams is
-//! the model's. The shaper lives in the emulator, which owns the model;
-//! this crate only moves datagrams to and from it.
+//! A shaped node hands every datagram its endpoint writes to its shaper
+//! before it reaches the kernel. The shaper gives each one back when its
+//! model of the path says it is due (then the node sends it), or never
+//! (the model dropped it). What the node's socket reads goes to its
+//! endpoint at once: the model carried it along the whole path, the
+//! receiver's downlink included, before it was sent. So the node's code
+//! path is the real one, socket and kernel included, and only the timing
+//! of its datagrams is the model's. (A first version handed the received
+//! datagrams to the shaper too, which gave them straight back: two
+//! channel hops and a copy per datagram for nothing.) The shaper lives in
+//! the emulator, which owns the model; this crate only moves datagrams to
+//! and from it.
 
 use std::net::SocketAddr;
 
 use tokio::sync::mpsc;
 
-/// Which way a held datagram travels.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Direction {
-    /// Written by the node's endpoint; the node sends it when given back.
-    Out,
-    /// Read from the node's socket; the endpoint gets it when given back.
-    In,
-}
-
-/// One datagram in a shaper's hands.
+/// One datagram in a shaper's hands: written by a node's endpoint, sent
+/// by the node when given back.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Held {
-    /// Which way it travels.
-    pub direction: Direction,
     /// The node's own address (the socket's bound address).
     pub node: SocketAddr,
-    /// The other end: the destination of an outgoing datagram, the source
-    /// of an incoming one.
+    /// Its destination.
     pub peer: SocketAddr,
     /// The datagram.
     pub bytes: Vec<u8>,
@@ -53,9 +45,8 @@ pub struct ShaperPort {
 impl ShaperPort {
     /// Hands a datagram to the shaper. A shaper that has gone drops it;
     /// the node notices when it next waits for a release.
-    pub(crate) fn hold(&self, direction: Direction, node: SocketAddr, peer: SocketAddr, d: &[u8]) {
+    pub(crate) fn hold(&self, node: SocketAddr, peer: SocketAddr, d: &[u8]) {
         let _ = self.hold.send(Held {
-            direction,
             node,
             peer,
             bytes: d.to_vec(),

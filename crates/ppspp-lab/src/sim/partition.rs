@@ -623,28 +623,11 @@ impl Partition {
                 bytes: f.delivered(),
             });
         }
-        for g in &shared.scenario.record.rates {
-            let Some(gi) = shared
-                .scenario
-                .peers
-                .iter()
-                .position(|p| p.get_ref().name == *g)
-            else {
-                continue;
-            };
-            let hosts = shared
-                .plans
-                .iter()
-                .enumerate()
-                .filter(|(_, p)| p.group == gi);
-            for (k, (h, _)) in hosts.enumerate() {
-                self.rates.push(RateSample {
-                    t,
-                    flow: format!("ppspp:{g}[{k}]"),
-                    bytes: self.sent_by_host[h],
-                });
-            }
-        }
+        let sent = &self.sent_by_host;
+        self.rates
+            .extend(peer_rate_samples(&shared.scenario, &shared.plans, t, |h| {
+                sent[h]
+            }));
     }
 
     fn sample(&mut self, shared: &Shared) {
@@ -674,6 +657,33 @@ impl Partition {
         }
         self.samples.push(s);
     }
+}
+
+/// The `ppspp:GROUP[i]` rows of `rates.csv` at `t` (seconds) for every
+/// group `record.rates` names: the wire bytes the model has delivered from
+/// each of its hosts so far, `sent(host)`. The simulator and the emulator
+/// sample them alike.
+pub fn peer_rate_samples(
+    scenario: &crate::scenario::Scenario,
+    plans: &[super::plan::PeerPlan],
+    t: f64,
+    sent: impl Fn(usize) -> u64,
+) -> Vec<RateSample> {
+    let mut out = Vec::new();
+    for g in &scenario.record.rates {
+        let Some(gi) = scenario.peers.iter().position(|p| p.get_ref().name == *g) else {
+            continue;
+        };
+        let hosts = plans.iter().enumerate().filter(|(_, p)| p.group == gi);
+        for (k, (h, _)) in hosts.enumerate() {
+            out.push(RateSample {
+                t,
+                flow: format!("ppspp:{g}[{k}]"),
+                bytes: sent(h),
+            });
+        }
+    }
+    out
 }
 
 /// The lab's wall clock at virtual time zero, 2026-01-01T00:00:00Z in µs
