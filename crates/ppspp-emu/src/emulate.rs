@@ -23,7 +23,7 @@ use ppspp_core::chunk::ChunkSizeError;
 use ppspp_core::merkle::MerkleError;
 use ppspp_core::proto::SwarmHandle;
 use ppspp_core::time::Instant;
-use ppspp_core::{ChunkSize, HashFunction};
+use ppspp_core::{ChunkIndex, ChunkSize, HashFunction};
 use ppspp_lab::content::SyntheticContent;
 use ppspp_lab::packet::HostId;
 use ppspp_lab::rng::{derive, rng, Stream};
@@ -33,7 +33,7 @@ use ppspp_lab::sim::partition::peer_rate_samples;
 use ppspp_lab::sim::partition::{endpoint_config, player_config, vod_swarm_setup};
 use ppspp_lab::sim::plan::{self, Leave, PeerPlan};
 use ppspp_lab::sim::tracker::Tracker;
-use ppspp_lab::sim::{ProgressSample, RateSample};
+use ppspp_lab::sim::{ProgressSample, RateSample, Startup};
 use ppspp_udp::{NodeConfig, NodeHandle, Report};
 use rand::rngs::Xoshiro256PlusPlus;
 use tokio::sync::{watch, Notify};
@@ -83,6 +83,9 @@ pub struct EmuPeer {
     pub leave_s: Option<f64>,
     /// Seconds from the start when it held every chunk (leechers).
     pub complete_s: Option<f64>,
+    /// Seconds from joining until it held `record.startup_bytes` in order
+    /// from the start (leechers; as the simulator counts it).
+    pub startup_bytes_s: Option<f64>,
     /// Seconds from the start to its node's clock zero (the times in its
     /// report count from there).
     pub node_zero_s: Option<f64>,
@@ -148,6 +151,8 @@ struct Ctx {
     end: watch::Receiver<bool>,
     /// Each host's presence and progress, by host id.
     presence: Vec<Presence>,
+    /// `record.startup_bytes`, if the scenario asks for it.
+    startup: Option<Startup>,
     /// Leechers neither complete nor gone.
     unfinished: AtomicUsize,
     finished: Notify,
@@ -237,6 +242,7 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
         tracker: Mutex::new(Tracker::new(&plans, scenario.swarm.tracker_notice.0)),
         addrs: Mutex::new(vec![None; plans.len()]),
         presence: plans.iter().map(|_| Presence::default()).collect(),
+        startup: Startup::of(&scenario, chunks),
         scenario,
         seed,
         plans,
@@ -315,6 +321,7 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
         join_s: None,
         leave_s: None,
         complete_s: None,
+        startup_bytes_s: None,
         node_zero_s: None,
         failed: None,
         report: None,
@@ -375,6 +382,12 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
                 }
                 let have = *verified.borrow_and_update();
                 presence.have.store(have, Ordering::Release);
+                if let (Some(st), None) = (&ctx.startup, out.startup_bytes_s) {
+                    let run = node.have_run(swarm, ChunkIndex(0)).await.unwrap_or(0);
+                    if run >= st.chunks {
+                        out.startup_bytes_s = out.join_s.map(|j| ctx.secs() - j);
+                    }
+                }
                 if have >= total {
                     out.complete_s = Some(ctx.secs());
                     presence.complete.store(true, Ordering::Release);

@@ -152,7 +152,7 @@ fn peer_result(p: &EmuPeer, seeders: &HashMap<SocketAddr, bool>) -> PeerResult {
         join_s: p.join_s,
         leave_s: p.leave_s,
         complete_s: p.complete_s,
-        startup_bytes_s: None,
+        startup_bytes_s: p.startup_bytes_s,
         bytes_down: stats.payload_bytes_received,
         bytes_down_from_seeders: from_seeders,
         bytes_down_from_peers: stats.payload_bytes_received - from_seeders,

@@ -10,7 +10,8 @@ use ppspp_lab::scenario::parse;
 mod common;
 
 /// The shared flash crowd as four viewers of a 2 Mbit/s video, 300 kB, on
-/// a 6 Mbit/s seeder, its uplink queue and its bytes sent recorded.
+/// a 6 Mbit/s seeder, its uplink queue and its bytes sent recorded, and
+/// each viewer's time to hold the first 100 kB.
 fn scenario() -> String {
     let text = common::SCENARIO
         .replace("size = \"400KB\"", "size = \"300KB\"")
@@ -18,7 +19,7 @@ fn scenario() -> String {
         .replace("count = 6", "count = 4");
     format!(
         "{text}player = {{ bitrate = \"2Mbit/s\", prebuffer = \"1s\", rebuffer = \"1s\" }}\n\
-         [record]\ninterval = \"250ms\"\nqueues = [\"seeder.up\"]\nrates = [\"seeder\"]\n"
+         [record]\ninterval = \"250ms\"\nqueues = [\"seeder.up\"]\nrates = [\"seeder\"]\nstartup_bytes = \"100KB\"\n"
     )
 }
 
@@ -52,7 +53,14 @@ async fn an_emulated_run_writes_the_simulators_folder_and_report() {
     let bytes = column(&peers_csv, "bytes_down");
     let from_seeder = column(&peers_csv, "bytes_down_from_seeders");
     let startup = column(&peers_csv, "startup_s");
+    let first_100kb = column(&peers_csv, "startup_bytes_s");
+    let download = column(&peers_csv, "download_s");
     for i in 1..5 {
+        let (t, all): (f64, f64) = (
+            first_100kb[i].parse().unwrap(),
+            download[i].parse().unwrap(),
+        );
+        assert!(t > 0.0 && t < all, "{peers_csv}");
         assert_eq!(bytes[i], "300000", "{peers_csv}");
         assert!(from_seeder[i].parse::<u64>().unwrap() > 0, "{peers_csv}");
         assert!(!startup[i].is_empty(), "{peers_csv}");

@@ -120,6 +120,21 @@ pub struct Startup {
     pub content_bytes: u64,
 }
 
+impl Startup {
+    /// `record.startup_bytes` of `scenario`, whose content has
+    /// `chunk_count` chunks; `None` when it asks for none.
+    pub fn of(scenario: &Scenario, chunk_count: u64) -> Option<Startup> {
+        let total = scenario.content.size.0;
+        let bytes = scenario.record.startup_bytes?.0.min(total);
+        let chunk = scenario.content.chunk_size.0.max(1);
+        Some(Startup {
+            bytes,
+            chunks: bytes.div_ceil(chunk).min(chunk_count),
+            content_bytes: total,
+        })
+    }
+}
+
 /// A peer's results.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PeerResult {
@@ -196,18 +211,9 @@ impl Simulation {
                 (None, Some(stream))
             }
         };
-        let startup = match (&content, scenario.record.startup_bytes) {
-            (Some(c), Some(b)) => {
-                let total = scenario.content.size.0;
-                let bytes = b.0.min(total);
-                Some(Startup {
-                    bytes,
-                    chunks: bytes.div_ceil(cs.bytes_u64()).min(c.chunk_count()),
-                    content_bytes: total,
-                })
-            }
-            _ => None,
-        };
+        let startup = content
+            .as_ref()
+            .and_then(|c| Startup::of(&scenario, c.chunk_count()));
         let notice = scenario.swarm.tracker_notice.0;
         let lookahead = net.lookahead();
         let splittable = scenario.sites.is_empty()
