@@ -15,7 +15,7 @@
 //! `peer_life`). [`crate::results`] writes the run's results folder.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -29,8 +29,9 @@ use ppspp_lab::packet::HostId;
 use ppspp_lab::rng::{derive, rng, Stream};
 use ppspp_lab::scenario::{Role, Scenario};
 use ppspp_lab::sim::names::{Layout, Traced};
-use ppspp_lab::sim::partition::peer_rate_samples;
-use ppspp_lab::sim::partition::{endpoint_config, player_config, vod_swarm_setup};
+use ppspp_lab::sim::partition::{
+    endpoint_config, peer_rate_samples, player_config, vod_swarm_setup,
+};
 use ppspp_lab::sim::plan::{self, Leave, PeerPlan};
 use ppspp_lab::sim::tracker::Tracker;
 use ppspp_lab::sim::{ProgressSample, RateSample, Startup};
@@ -127,10 +128,8 @@ pub struct Outcome {
 struct Presence {
     /// 0: not yet joined; 1: in the swarm; 2: gone.
     state: AtomicU8,
-    /// Chunks verified so far.
+    /// Chunks verified so far (all of them once it completed).
     have: AtomicU64,
-    /// Whether it completed (leechers).
-    complete: AtomicBool,
 }
 
 const JOINED: u8 = 1;
@@ -176,16 +175,17 @@ impl Ctx {
     fn sample(&self, chunks: u64) -> ProgressSample {
         let (mut present, mut leechers, mut completed, mut have) = (0, 0, 0, 0);
         for (p, plan) in self.presence.iter().zip(&self.plans) {
-            let state = p.state.load(Ordering::Acquire);
             let leecher = plan.role == Role::Leecher;
-            completed += u32::from(leecher && p.complete.load(Ordering::Acquire));
-            if state != JOINED {
+            let held = p.have.load(Ordering::Acquire);
+            // A leecher that left keeps the count it had: complete or not.
+            completed += u32::from(leecher && chunks > 0 && held >= chunks);
+            if p.state.load(Ordering::Acquire) != JOINED {
                 continue;
             }
             present += 1;
             if leecher {
                 leechers += 1;
-                have += p.have.load(Ordering::Acquire);
+                have += held;
             }
         }
         ProgressSample {
@@ -390,7 +390,6 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
                 }
                 if have >= total {
                     out.complete_s = Some(ctx.secs());
-                    presence.complete.store(true, Ordering::Release);
                     ctx.leecher_done();
                     if let Leave::WhenDone(linger) = plan.leave {
                         leave_at = Some(tokio::time::Instant::now() + linger);
