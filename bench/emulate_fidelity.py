@@ -4,12 +4,12 @@ scenarios and seeds run by `ppspp lab run` (virtual time) and `ppspp lab
 emulate` (real nodes, real time), and their headline figures side by side
 with the emulator's difference from the simulator's mean over seeds.
 
-    python3 bench/emulate_fidelity.py [--case flash-100,vod-small,vod-stalls] [--seeds 1,2,3,4,5]
+    python3 bench/emulate_fidelity.py [--case flash-100,vod-small,vod-stalls,live-small,live-stalls] [--seeds 1,2,3,4,5]
 
 Runs already in --out are not repeated. The simulations run first; the
 emulations then one at a time, so that nothing else shares the cores
 with them. Each emulation takes the scenario's real time: about 95 s for
-flash-100 and 50-60 s for vod-small and vod-stalls.
+flash-100, 50-60 s for vod-small and vod-stalls, 65 s for the live cases.
 """
 import argparse
 import json
@@ -30,6 +30,12 @@ CASES = {
     # vod-small with a 1.6 Mbit/s video: the viewers stall (about 1.5
     # stalls each), so that stalls are compared on more than a handful.
     "vod-stalls": ("scenarios/vod-small.toml", ["peers.viewers.player.bitrate=1.6Mbit/s"]),
+    # 20 viewers of a 1 Mbit/s live stream; the viewers' uplinks (1.5
+    # Mbit/s) carry most of it.
+    "live-small": ("scenarios/live-small.toml", []),
+    # live-small on 1.1 Mbit/s viewer uplinks and a 3 Mbit/s source: the
+    # swarm can barely carry the stream, and viewers stall and skip.
+    "live-stalls": ("scenarios/live-small.toml", ["classes.home.up=1.1Mbit/s", "classes.source.up=3Mbit/s"]),
 }
 
 # (label, path in summary.json)
@@ -40,6 +46,20 @@ FIGURES = [
     ("startup s p95", ("playback", "startup_s", "p95")),
     ("stalls per viewer", ("playback", "stalls_per_viewer")),
     ("stall s per viewer", ("playback", "stall_s_per_viewer")),
+]
+
+# A live run's own figures (summary.json's `live`): its "download time" is
+# when a viewer played the stream to its end, so it is left out.
+LIVE_FIGURES = [
+    ("startup s mean", ("live", "startup_s", "mean")),
+    ("startup s p95", ("live", "startup_s", "p95")),
+    ("lag s p50", ("live", "lag_s", "p50")),
+    ("lag s p95", ("live", "lag_s", "p95")),
+    ("continuity", ("live", "continuity", "mean")),
+    ("stalls per viewer", ("live", "stalls_per_viewer")),
+    ("stall s per viewer", ("live", "stall_s_per_viewer")),
+    ("skips per viewer", ("live", "skips_per_viewer")),
+    ("delivery s p50", ("live", "delivery_s", "p50")),
 ]
 
 
@@ -67,7 +87,8 @@ def table(case, sims, emus):
     print(f"\n### {case}: simulator ({len(sims)} seeds) and emulator ({len(emus)} seeds)\n")
     print("| figure | simulator | emulator | emulator − simulator |")
     print("|---|---|---|---|")
-    for label, path in FIGURES:
+    live = any(s.get("live") for s in sims)
+    for label, path in LIVE_FIGURES if live else FIGURES:
         sm, ssd = spread([get(s, path) for s in sims])
         em, esd = spread([get(s, path) for s in emus])
         if sm is None and em is None:

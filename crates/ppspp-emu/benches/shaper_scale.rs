@@ -46,6 +46,7 @@ async fn run(peers: usize, rate_bps: u64, seconds: u64) -> String {
         listen: "127.0.0.1:0".parse().unwrap(),
         endpoint: EndpointConfig::default(),
         seed: Some(seed),
+        clock_zero: None,
     };
     let mut downloads: Vec<(NodeHandle, SwarmHandle)> = Vec::new();
     let mut seeders = Vec::new();

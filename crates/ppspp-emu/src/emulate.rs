@@ -16,21 +16,24 @@
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
 use ppspp_core::chunk::ChunkSizeError;
 use ppspp_core::merkle::MerkleError;
+use ppspp_core::play::StallSpan;
 use ppspp_core::proto::SwarmHandle;
 use ppspp_core::time::Instant;
 use ppspp_core::{ChunkIndex, ChunkSize, HashFunction};
 use ppspp_lab::content::SyntheticContent;
+use ppspp_lab::live::metrics::LivePeer;
+use ppspp_lab::live::{LiveSetupError, LiveStream};
 use ppspp_lab::packet::HostId;
 use ppspp_lab::rng::{derive, rng, Stream};
 use ppspp_lab::scenario::{Role, Scenario};
 use ppspp_lab::sim::names::{Layout, Traced};
 use ppspp_lab::sim::partition::{
-    endpoint_config, peer_rate_samples, player_config, vod_swarm_setup,
+    endpoint_config, live_peer, peer_rate_samples, player_config, vod_swarm_setup,
 };
 use ppspp_lab::sim::plan::{self, Leave, PeerPlan};
 use ppspp_lab::sim::tracker::Tracker;
@@ -40,6 +43,7 @@ use rand::rngs::Xoshiro256PlusPlus;
 use tokio::sync::{watch, Notify};
 
 use crate::cpu::cpu_seconds;
+use crate::live::LiveShared;
 use crate::refuse::{check, Refusal};
 use crate::shaper::{ShaperHandle, Stopped};
 
@@ -67,6 +71,9 @@ pub enum EmuError {
     /// The content's hash tree could not be built.
     #[error(transparent)]
     Content(#[from] MerkleError),
+    /// The live stream could not be set up.
+    #[error(transparent)]
+    Live(#[from] LiveSetupError),
 }
 
 /// One peer's life in an emulation.
@@ -87,13 +94,15 @@ pub struct EmuPeer {
     /// Seconds from joining until it held `record.startup_bytes` in order
     /// from the start (leechers; as the simulator counts it).
     pub startup_bytes_s: Option<f64>,
-    /// Seconds from the start to its node's clock zero (the times in its
-    /// report count from there).
-    pub node_zero_s: Option<f64>,
     /// Why its node could not start, if it could not.
     pub failed: Option<String>,
-    /// Its swarm's figures when it left or the run ended.
+    /// Its swarm's figures when it left or the run ended. Its node's
+    /// clock is the run's: times in it count from the run's start.
     pub report: Option<Report>,
+    /// Its part in the live stream, when the scenario streams live.
+    pub live: Option<LivePeer>,
+    /// A live viewer's stalls.
+    pub live_stalls: Vec<StallSpan>,
 }
 
 /// What an emulation produced.
@@ -104,6 +113,8 @@ pub struct Outcome {
     pub seed: u64,
     /// Its plan, by host id.
     pub plans: Vec<PeerPlan>,
+    /// The live stream, when the scenario streams live.
+    pub live: Option<LiveStream>,
     /// Every peer, by host id.
     pub peers: Vec<EmuPeer>,
     /// Each host's address, if its node came up.
@@ -130,6 +141,25 @@ struct Presence {
     state: AtomicU8,
     /// Chunks verified so far (all of them once it completed).
     have: AtomicU64,
+    /// A live peer's part, once its node is up: it holds the progress.
+    live: OnceLock<Arc<LiveShared>>,
+}
+
+impl Presence {
+    /// Chunks it holds and whether it is done: a live viewer when it
+    /// played the stream to its end, others when they hold all `chunks`.
+    fn progress(&self, chunks: u64) -> (u64, bool) {
+        match self.live.get() {
+            Some(l) => (
+                l.have.load(Ordering::Acquire),
+                l.ended.load(Ordering::Acquire),
+            ),
+            None => {
+                let have = self.have.load(Ordering::Acquire);
+                (have, chunks > 0 && have >= chunks)
+            }
+        }
+    }
 }
 
 const JOINED: u8 = 1;
@@ -141,6 +171,10 @@ struct Ctx {
     seed: u64,
     plans: Vec<PeerPlan>,
     content: Option<SyntheticContent>,
+    live: Option<LiveStream>,
+    /// The wall clock (µs since the Unix epoch) at the run's start: every
+    /// node's clock zero.
+    epoch_us: u64,
     tracker: Mutex<Tracker>,
     /// Each host's bound address, once its node is up: the tracker names
     /// only peers it has heard from, as a real one does.
@@ -176,9 +210,9 @@ impl Ctx {
         let (mut present, mut leechers, mut completed, mut have) = (0, 0, 0, 0);
         for (p, plan) in self.presence.iter().zip(&self.plans) {
             let leecher = plan.role == Role::Leecher;
-            let held = p.have.load(Ordering::Acquire);
+            let (held, done) = p.progress(chunks);
             // A leecher that left keeps the count it had: complete or not.
-            completed += u32::from(leecher && chunks > 0 && held >= chunks);
+            completed += u32::from(leecher && done);
             if p.state.load(Ordering::Acquire) != JOINED {
                 continue;
             }
@@ -224,8 +258,21 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
     let cs = ChunkSize::new(scenario.content.chunk_size.0)?;
     let hash = HashFunction::from_name(&scenario.content.hash)
         .ok_or_else(|| EmuError::UnknownHash(scenario.content.hash.clone()))?;
-    let content = Some(SyntheticContent::new(scenario.content.size.0, cs, hash)?);
     let (mut net, plans) = plan::build(&scenario, seed);
+    // As the simulator: a live stream has no content to hash; it starts
+    // when its source arrives.
+    let (content, live) = match &scenario.live {
+        None => (
+            Some(SyntheticContent::new(scenario.content.size.0, cs, hash)?),
+            None,
+        ),
+        Some(spec) => {
+            let mut stream = LiveStream::new(&scenario, spec, cs, seed)?;
+            let source = plans.iter().find(|p| p.role == Role::Seeder);
+            stream.start = Instant::ZERO + source.map_or(Duration::ZERO, |p| p.arrival);
+            (None, Some(stream))
+        }
+    };
     let records = Layout {
         scenario: &scenario,
         plans: &plans,
@@ -234,9 +281,19 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
     .records();
     records.apply(&mut net);
     let leechers = plans.iter().filter(|p| p.role == Role::Leecher).count();
-    let chunks = content.as_ref().map_or(0, SyntheticContent::chunk_count);
+    // Progress counts chunks of the content, or of a live stream's window.
+    let chunks = match (&content, &live) {
+        (Some(c), _) => c.chunk_count(),
+        (None, Some(l)) => l.window_chunks,
+        (None, None) => 0,
+    };
     let cpu0 = cpu_seconds();
     let epoch = std::time::Instant::now();
+    let epoch_us = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap_or_default()
+        .saturating_sub(epoch.elapsed());
+    let epoch_us = u64::try_from(epoch_us.as_micros()).unwrap_or(0);
     let (end_tx, end_rx) = watch::channel(false);
     let ctx = Arc::new(Ctx {
         tracker: Mutex::new(Tracker::new(&plans, scenario.swarm.tracker_notice.0)),
@@ -247,6 +304,8 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
         seed,
         plans,
         content,
+        live,
+        epoch_us,
         shaper: ShaperHandle::start_at(net, epoch),
         epoch,
         end: end_rx,
@@ -294,6 +353,7 @@ pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
         scenario: ctx.scenario,
         seed,
         plans: ctx.plans,
+        live: ctx.live,
         peers,
         addrs: ctx.addrs.into_inner().expect("not poisoned"),
         traced: records.traced,
@@ -322,9 +382,10 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
         leave_s: None,
         complete_s: None,
         startup_bytes_s: None,
-        node_zero_s: None,
         failed: None,
         report: None,
+        live: None,
+        live_stalls: Vec::new(),
     };
     let mut end = ctx.end.clone();
     tokio::select! {
@@ -334,19 +395,16 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
     out.join_s = Some(ctx.secs());
     let presence = &ctx.presence[i as usize];
     presence.state.store(JOINED, Ordering::Release);
-    let content = match (&ctx.content, plan.role) {
-        (Some(c), Role::Seeder | Role::Leecher) => c,
-        _ => {
-            // A host runs no node: it stands for a cross-traffic end.
-            ended(&mut end).await;
-            presence.state.store(GONE, Ordering::Release);
-            return (out, None);
-        }
-    };
+    let swarmed = ctx.content.is_some() || ctx.live.is_some();
+    if plan.role == Role::Host || !swarmed {
+        // A host runs no node: it stands for a cross-traffic end.
+        ended(&mut end).await;
+        presence.state.store(GONE, Ordering::Release);
+        return (out, None);
+    }
     // The simulator's stream for this peer's tracker answers.
     let mut tracker_rng = rng(ctx.seed, Stream::Tracker, u64::from(i));
-    out.node_zero_s = Some(ctx.secs());
-    let (node, swarm) = match start_node(&ctx, i, &plan, &spec, content, &mut tracker_rng).await {
+    let (node, swarm, live) = match start_node(&ctx, i, &plan, &spec, &mut tracker_rng).await {
         Ok(x) => x,
         Err(e) => {
             out.failed = Some(e.to_string());
@@ -358,7 +416,10 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
         }
     };
     let leecher = plan.role == Role::Leecher;
-    let total = content.chunk_count();
+    let total = ctx
+        .content
+        .as_ref()
+        .map_or(0, SyntheticContent::chunk_count);
     let mut verified = node.verified();
     let mut leave_at = match plan.leave {
         Leave::After(life) => Some(ctx.at(plan.arrival + life)),
@@ -372,11 +433,16 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
         .max(Duration::from_millis(100));
     let mut announce = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     let mut left = false;
+    // A live viewer is done when it played the stream to its end, an
+    // on-demand leecher when it holds every chunk.
+    let watching = leecher && live.is_some();
+    let fetching = leecher && live.is_none();
     loop {
+        let completing = out.complete_s.is_none();
         tokio::select! {
             () = ended(&mut end) => break,
             () = sleep_opt(leave_at) => { left = true; break; }
-            r = verified.changed(), if leecher && out.complete_s.is_none() => {
+            r = verified.changed(), if fetching && completing => {
                 if r.is_err() {
                     break;
                 }
@@ -389,20 +455,27 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
                     }
                 }
                 if have >= total {
-                    out.complete_s = Some(ctx.secs());
-                    ctx.leecher_done();
-                    if let Leave::WhenDone(linger) = plan.leave {
-                        leave_at = Some(tokio::time::Instant::now() + linger);
-                    }
+                    leave_at = completed(&ctx, &plan, &mut out).or(leave_at);
                 }
             }
-            _ = announce.tick(), if leecher && out.complete_s.is_none() => {
+            () = live_ended(live.as_deref()), if watching && completing => {
+                leave_at = completed(&ctx, &plan, &mut out).or(leave_at);
+            }
+            _ = announce.tick(), if leecher && completing => {
                 // Until it completes, at every interval: the endpoint skips
                 // peers it already has a channel with. (The simulator asks
                 // only when its channels are few or nothing came.)
                 connect_named(&ctx, i, &node, swarm, &mut tracker_rng);
             }
         }
+    }
+    if let Some(l) = &live {
+        // The camera stops and the player's figures freeze now, before the
+        // node (if it stays to the end) waits for the others to stop.
+        let _ = node.detach(swarm).await;
+        let (peer, stalls) = l.result();
+        out.live = Some(peer);
+        out.live_stalls = stalls;
     }
     out.report = node.report(swarm).await.ok();
     if !left {
@@ -420,6 +493,25 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
     let _ = node.shutdown().await;
     ctx.shaper.detach(HostId(i));
     (out, None)
+}
+
+/// A leecher completes now; when it is to leave, if it lingers.
+fn completed(ctx: &Ctx, plan: &PeerPlan, out: &mut EmuPeer) -> Option<tokio::time::Instant> {
+    out.complete_s = Some(ctx.secs());
+    ctx.leecher_done();
+    match plan.leave {
+        Leave::WhenDone(linger) => Some(tokio::time::Instant::now() + linger),
+        _ => None,
+    }
+}
+
+/// Waits until the live viewer `live` has played the stream to its end.
+async fn live_ended(live: Option<&LiveShared>) {
+    match live {
+        Some(l) if !l.ended.load(Ordering::Acquire) => l.on_end.notified().await,
+        Some(_) => {}
+        None => std::future::pending().await,
+    }
 }
 
 async fn sleep_opt(t: Option<tokio::time::Instant>) {
@@ -450,31 +542,55 @@ fn connect_named(
 }
 
 /// Starts peer `i`'s node, attaches it to the shaper, adds its swarm (and
-/// player) as the simulator's join does, and connects it to whom the
-/// tracker names.
+/// player, or live camera) as the simulator's join does, and connects it
+/// to whom the tracker names.
 async fn start_node(
     ctx: &Ctx,
     i: u32,
     plan: &PeerPlan,
     spec: &ppspp_lab::scenario::PeerGroup,
-    content: &SyntheticContent,
     tracker_rng: &mut Xoshiro256PlusPlus,
-) -> std::io::Result<(NodeHandle, SwarmHandle)> {
+) -> std::io::Result<(NodeHandle, SwarmHandle, Option<Arc<LiveShared>>)> {
     let config = NodeConfig {
         listen: bind_addr(HostId(i)),
         endpoint: endpoint_config(&ctx.scenario, plan.group),
         seed: Some(derive(ctx.seed, Stream::Peer, u64::from(i))),
+        clock_zero: Some(ctx.epoch),
     };
     let (port, releaser) = ctx.shaper.port();
     let (node, _events, _task) = ppspp_udp::start_shaped(config, port).await?;
     ctx.shaper.attach(HostId(i), node.local_addr(), releaser);
     ctx.addrs.lock().expect("not poisoned")[i as usize] = Some(node.local_addr());
-    let swarm = node
-        .add_swarm(vod_swarm_setup(spec, plan.role, content))
-        .await?;
-    if let Some(p) = spec.player {
-        node.watch(swarm, player_config(&p), content.tree().chunk_size(), true)?;
-    }
+    let mut live = None;
+    let swarm = match (&ctx.content, &ctx.live) {
+        (Some(content), _) => {
+            let swarm = node
+                .add_swarm(vod_swarm_setup(spec, plan.role, content))
+                .await?;
+            if let Some(p) = spec.player {
+                node.watch(swarm, player_config(&p), content.tree().chunk_size(), true)?;
+            }
+            swarm
+        }
+        (None, Some(stream)) => {
+            let (setup, part) = live_peer(
+                &ctx.scenario,
+                plan.group,
+                plan.role,
+                stream,
+                ctx.now(),
+                ctx.epoch_us,
+            )
+            .map_err(std::io::Error::other)?;
+            let swarm = node.add_swarm(setup).await?;
+            let shared = LiveShared::new(part);
+            node.attach(swarm, shared.agent())?;
+            let _ = ctx.presence[i as usize].live.set(shared.clone());
+            live = Some(shared);
+            swarm
+        }
+        (None, None) => return Err(std::io::Error::other("the scenario has no content")),
+    };
     connect_named(ctx, i, &node, swarm, tracker_rng);
-    Ok((node, swarm))
+    Ok((node, swarm, live))
 }

@@ -18,6 +18,7 @@
 
 pub mod cpu;
 pub mod emulate;
+mod live;
 pub mod refuse;
 pub mod results;
 pub mod shaper;

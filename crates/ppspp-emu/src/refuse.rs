@@ -19,9 +19,6 @@ pub enum Refusal {
          are simulator agents with no real-time driver yet"
     )]
     CrossTraffic(usize),
-    /// Live swarms need the source's camera clock on the wall clock.
-    #[error("the scenario streams live ([live]): the emulator runs on-demand swarms for now")]
-    Live,
     /// The real node's player has no seek model yet.
     #[error(
         "peer group '{0}' has viewers that seek (`player.seek`): the real node's player does not \
@@ -53,9 +50,6 @@ pub fn check(s: &Scenario) -> Result<(), Refusal> {
     }
     if !s.flows.is_empty() {
         return Err(Refusal::CrossTraffic(s.flows.len()));
-    }
-    if s.live.is_some() {
-        return Err(Refusal::Live);
     }
     let seeks = |g: &&ppspp_lab::scenario::PeerGroup| g.player.is_some_and(|p| p.seek.is_some());
     if let Some(g) = s.peers.iter().map(|g| g.get_ref()).find(seeks) {
@@ -104,8 +98,14 @@ role = "leecher"
     }
 
     #[test]
-    fn a_plain_vod_swarm_is_taken() {
+    fn an_on_demand_swarm_and_a_live_one_are_taken() {
         assert_eq!(check(&scenario("", 10)), Ok(()));
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../scenarios/live-small.toml"
+        );
+        let live = parse(&std::fs::read_to_string(path).unwrap(), path).unwrap();
+        assert_eq!(check(&live), Ok(()));
     }
 
     #[test]
@@ -126,13 +126,6 @@ role = "leecher"
             10,
         );
         assert_eq!(check(&flows), Err(Refusal::CrossTraffic(1)));
-
-        let path = concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../scenarios/live-small.toml"
-        );
-        let live = parse(&std::fs::read_to_string(path).unwrap(), path).unwrap();
-        assert_eq!(check(&live), Err(Refusal::Live));
 
         let seeks = scenario(
             "player = { bitrate = \"500kbit/s\", seek = { per_minute = 1.0 } }\n",

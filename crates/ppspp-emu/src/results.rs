@@ -14,7 +14,8 @@ use std::io;
 use std::net::SocketAddr;
 use std::path::Path;
 
-use ppspp_core::time::Instant;
+use ppspp_lab::live::metrics::as_playback_stats;
+use ppspp_lab::live::MediaClock;
 use ppspp_lab::results::{self, EmulationFigures, RunClock, RunRecord, Summary};
 use ppspp_lab::scenario::Role;
 use ppspp_lab::sim::names::Layout;
@@ -35,7 +36,7 @@ impl Outcome {
             .collect();
         self.peers
             .iter()
-            .map(|p| peer_result(p, &seeders))
+            .map(|p| peer_result(p, &seeders, self.live.as_ref().map(|l| l.clock)))
             .collect()
     }
 
@@ -100,7 +101,7 @@ impl Outcome {
             progress: &self.progress,
             flows: &[],
             rates: &self.rates,
-            live: None,
+            live: self.live.as_ref(),
             threads: tokio::runtime::Handle::try_current().map_or(1, |h| h.metrics().num_workers()),
             to_absent: 0,
             emulation: Some(figures),
@@ -120,8 +121,13 @@ impl Outcome {
     }
 }
 
-/// Peer `p`'s results; `seeders` says which addresses are seeders'.
-fn peer_result(p: &EmuPeer, seeders: &HashMap<SocketAddr, bool>) -> PeerResult {
+/// Peer `p`'s results; `seeders` says which addresses are seeders';
+/// `clock`: a live stream's media clock.
+fn peer_result(
+    p: &EmuPeer,
+    seeders: &HashMap<SocketAddr, bool>,
+    clock: Option<MediaClock>,
+) -> PeerResult {
     let report = p.report.as_ref();
     let stats = report.map(|r| r.stats.clone()).unwrap_or_default();
     let from_seeders: u64 = stats
@@ -130,21 +136,18 @@ fn peer_result(p: &EmuPeer, seeders: &HashMap<SocketAddr, bool>) -> PeerResult {
         .filter(|(a, _)| seeders.get(a).copied().unwrap_or(false))
         .map(|(_, s)| s.payload_bytes_received)
         .sum();
-    let playback = report.and_then(|r| r.playback.as_ref());
-    // The node's stall times count from its clock's zero; the run's from
-    // its start.
-    let zero = Instant::from_micros((p.node_zero_s.unwrap_or(0.0) * 1e6) as u64);
-    let stalls = playback.map_or_else(Vec::new, |v| {
-        v.stalls
-            .iter()
-            .map(|s| {
-                let mut s = *s;
-                s.start = zero + s.start.saturating_since(Instant::ZERO);
-                s.end = s.end.map(|e| zero + e.saturating_since(Instant::ZERO));
-                s
-            })
-            .collect()
-    });
+    let vod = report.and_then(|r| r.playback.as_ref());
+    // A live viewer's figures are its live player's, in on-demand terms as
+    // the simulator gives them. (Its node's clock is the run's, so its
+    // stall times need no shifting.)
+    let live_play = p.live.as_ref().and_then(|l| l.playback.as_ref());
+    let (playback, stalls) = match (live_play, clock) {
+        (Some(l), Some(c)) => (Some(as_playback_stats(l, c)), p.live_stalls.clone()),
+        _ => (
+            vod.map(|v| v.stats),
+            vod.map_or_else(Vec::new, |v| v.stalls.clone()),
+        ),
+    };
     PeerResult {
         id: p.host,
         group: p.group.clone(),
@@ -158,13 +161,13 @@ fn peer_result(p: &EmuPeer, seeders: &HashMap<SocketAddr, bool>) -> PeerResult {
         bytes_down_from_peers: stats.payload_bytes_received - from_seeders,
         bytes_up: stats.payload_bytes_sent,
         chunks_rejected: stats.chunks_rejected,
-        playback: playback.map(|v| v.stats),
+        playback,
         stalls,
         messages_sent: report.map(|r| r.endpoint.messages_sent).unwrap_or_default(),
         datagrams_dropped: report
             .map(|r| r.endpoint.dropped.clone())
             .unwrap_or_default(),
-        live: None,
+        live: p.live.clone(),
         bittorrent: None,
     }
 }

@@ -27,6 +27,7 @@ fn config(seed: u64) -> NodeConfig {
         listen: "127.0.0.1:0".parse().unwrap(),
         endpoint: EndpointConfig::default(),
         seed: Some(seed),
+        clock_zero: None,
     }
 }
 

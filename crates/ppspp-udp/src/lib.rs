@@ -13,6 +13,7 @@
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 
+mod agent;
 mod lateness;
 mod log;
 mod shaper;
@@ -34,6 +35,8 @@ use tokio::sync::{mpsc, oneshot, watch};
 use tokio::task::JoinHandle;
 use tracing::Instrument;
 
+use agent::Agents;
+pub use agent::SwarmAgent;
 pub use lateness::TimerLateness;
 pub use shaper::{Held, ShaperPort};
 pub use socket::BatchSocket;
@@ -52,6 +55,11 @@ pub struct NodeConfig {
     /// them from the OS's random source, so that channel ids cannot be
     /// predicted (RFC 7574 §12.1).
     pub seed: Option<u64>,
+    /// The moment that is the node's clock zero ([`Instant::ZERO`]);
+    /// `None`: when it starts. An emulation gives all its nodes the run's
+    /// start, so that a time (a live stream's start, a stall) means the
+    /// same at each of them and in the run's results.
+    pub clock_zero: Option<std::time::Instant>,
 }
 
 /// A snapshot of one swarm's progress.
@@ -93,6 +101,8 @@ enum Command {
         usize,
         oneshot::Sender<Option<LiveRead>>,
     ),
+    Attach(SwarmHandle, Box<dyn SwarmAgent>),
+    Detach(SwarmHandle, oneshot::Sender<usize>),
     Shutdown(oneshot::Sender<Vec<String>>),
 }
 
@@ -248,6 +258,25 @@ impl NodeHandle {
             .ok_or_else(|| io::Error::new(io::ErrorKind::NotFound, "no such swarm"))
     }
 
+    /// Runs `agent` beside `swarm` inside the node from now on (see
+    /// [`SwarmAgent`]): after every input, and at the deadlines it asks
+    /// for, until it is detached or the node shuts down.
+    pub fn attach(&self, swarm: SwarmHandle, agent: Box<dyn SwarmAgent>) -> io::Result<()> {
+        self.commands
+            .send(Command::Attach(swarm, agent))
+            .map_err(|_| gone())
+    }
+
+    /// Detaches the agents of `swarm`, each after its last look
+    /// ([`SwarmAgent::leave`]); returns how many there were.
+    pub async fn detach(&self, swarm: SwarmHandle) -> io::Result<usize> {
+        let (tx, rx) = oneshot::channel();
+        self.commands
+            .send(Command::Detach(swarm, tx))
+            .map_err(|_| gone())?;
+        rx.await.map_err(|_| gone())
+    }
+
     /// Closes every channel (telling peers), writes every checkpoint and
     /// stops the node. Returns once the checkpoints are on disk; one that
     /// could not be written (this last one, or an earlier one not reported
@@ -306,7 +335,7 @@ async fn spawn(
     let (cmd_tx, cmd_rx) = mpsc::unbounded_channel();
     let (ev_tx, ev_rx) = mpsc::unbounded_channel();
     let (verified_tx, verified_rx) = watch::channel(0);
-    let clock = Clock(std::time::Instant::now());
+    let clock = Clock(config.clock_zero.unwrap_or_else(std::time::Instant::now));
     let mut endpoint_config = config.endpoint;
     endpoint_config.wall_clock_offset = clock.wall_clock_offset();
     let mut endpoint = match config.seed {
@@ -390,6 +419,7 @@ async fn run(
 ) -> io::Result<()> {
     let mut shutdown: Option<(oneshot::Sender<Vec<String>>, Instant, Vec<String>)> = None;
     let mut viewers = Viewers::default();
+    let mut agents = Agents::default();
     let mut timers = TimerLateness::default();
     let local = socket.local_addr()?;
     // A shaped node writes each datagram here before handing it over.
@@ -405,6 +435,10 @@ async fn run(
                 ep.handle_datagram(now, from, d);
             })
             .inspect_err(|e| tracing::warn!(error = %e, "receiving failed: the node stops"))?;
+        // Agents act on what came (a player) or make what is due (a
+        // camera) before the endpoint's timers and sending, as the
+        // simulator runs them.
+        let agent_due = agents.update(now, &mut ep);
         if ep.poll_timeout(now).is_some_and(|t| t <= now) {
             ep.handle_timeout(now);
         }
@@ -457,11 +491,11 @@ async fn run(
             tokio::task::yield_now().await;
             continue;
         }
-        let wake = match (ep.poll_timeout(now), player_due) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        }
-        .map(|t| clock.at(t));
+        let wake = [ep.poll_timeout(now), player_due, agent_due]
+            .into_iter()
+            .flatten()
+            .min()
+            .map(|t| clock.at(t));
         let sleep = async {
             match wake {
                 Some(t) => tokio::time::sleep_until(t).await,
@@ -486,7 +520,14 @@ async fn run(
                 None => return Ok(()),
                 Some(cmd) => {
                     let now = clock.now();
-                    if let Some(done) = apply(&mut ep, &mut viewers, &timers, now, cmd) {
+                    let mut state = NodeState {
+                        ep: &mut ep,
+                        viewers: &mut viewers,
+                        agents: &mut agents,
+                        timers: &timers,
+                    };
+                    if let Some(done) = apply(&mut state, now, cmd) {
+                        agents.detach_all(now, &mut ep);
                         let mut failures = Vec::new();
                         tracing::debug!("shutting down: closing every channel");
                         for h in ep.swarm_handles() {
@@ -587,20 +628,35 @@ fn command_swarm(cmd: &Command) -> Option<SwarmHandle> {
         | Command::Watch(h, ..)
         | Command::Seek(h, _)
         | Command::PushLive(h, ..)
-        | Command::ReadLive(h, ..) => Some(*h),
+        | Command::ReadLive(h, ..)
+        | Command::Attach(h, _)
+        | Command::Detach(h, _) => Some(*h),
         Command::AddSwarm(..) | Command::Shutdown(_) => None,
     }
+}
+
+/// What of the node's task a command can reach.
+struct NodeState<'a> {
+    ep: &'a mut Endpoint,
+    viewers: &'a mut Viewers,
+    agents: &'a mut Agents,
+    timers: &'a TimerLateness,
 }
 
 /// Applies a command; returns the shutdown acknowledgement to send once the
 /// node has stopped.
 fn apply(
-    ep: &mut Endpoint,
-    viewers: &mut Viewers,
-    timers: &TimerLateness,
+    state: &mut NodeState<'_>,
     now: Instant,
     cmd: Command,
 ) -> Option<oneshot::Sender<Vec<String>>> {
+    let NodeState {
+        ep,
+        viewers,
+        agents,
+        timers,
+    } = state;
+    let (ep, timers): (&mut Endpoint, &TimerLateness) = (ep, timers);
     let _span = command_swarm(&cmd).map(|h| log::swarm_span(h).entered());
     match cmd {
         Command::AddSwarm(setup, reply) => {
@@ -644,6 +700,10 @@ fn apply(
         }
         Command::ReadLive(swarm, from, max, reply) => {
             let _ = reply.send(read_live(ep, swarm, from, max));
+        }
+        Command::Attach(swarm, agent) => agents.attach(now, ep, swarm, agent),
+        Command::Detach(swarm, reply) => {
+            let _ = reply.send(agents.detach(now, ep, swarm));
         }
         Command::Shutdown(done) => return Some(done),
     }

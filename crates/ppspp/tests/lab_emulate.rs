@@ -71,18 +71,18 @@ fn a_scenario_runs_in_real_time_into_a_results_folder() {
 fn what_cannot_run_in_real_time_is_refused_before_anything_is_written() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out");
-    let live = concat!(
+    let bittorrent = concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../scenarios/live-small.toml"
+        "/../../scenarios/e2-bittorrent.toml"
     );
     let o = Command::new(env!("CARGO_BIN_EXE_ppspp"))
-        .args(["lab", "emulate", live, "--out"])
+        .args(["lab", "emulate", bittorrent, "--out"])
         .arg(&out)
         .output()
         .unwrap();
     assert!(!o.status.success());
     let stderr = String::from_utf8_lossy(&o.stderr);
     assert!(stderr.contains("cannot emulate"), "{stderr}");
-    assert!(stderr.contains("streams live"), "{stderr}");
+    assert!(stderr.contains("runs BitTorrent"), "{stderr}");
     assert!(!out.exists());
 }

@@ -40,6 +40,7 @@ async fn corrupt_chunks_are_refused_and_the_download_completes_elsewhere() {
         listen: "127.0.0.1:0".parse().unwrap(),
         endpoint: EndpointConfig::default(),
         seed: Some(5),
+        clock_zero: None,
     };
     let (bad, _events, _task) = ppspp_udp::start(config).await.unwrap();
     let store = Corrupting(MemoryStorage::with_content(cs, data.clone()));

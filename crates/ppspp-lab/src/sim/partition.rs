@@ -774,6 +774,7 @@ use bt::bt_have_chunks;
 
 #[path = "partition_live.rs"]
 mod live;
+pub use live::{live_peer, LivePart};
 
 #[cfg(test)]
 mod tests {

@@ -20,6 +20,7 @@ pub fn config(upload_limit: Option<u64>, seed: u64) -> NodeConfig {
             ..EndpointConfig::default()
         },
         seed: Some(seed),
+        clock_zero: None,
     }
 }
 

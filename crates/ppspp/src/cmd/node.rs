@@ -29,6 +29,7 @@ pub fn node_config(listen: SocketAddr, upload: Option<u64>, download: Option<u64
         listen,
         endpoint,
         seed: None,
+        clock_zero: None,
     }
 }
 

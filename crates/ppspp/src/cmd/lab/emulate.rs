@@ -66,7 +66,7 @@ pub fn run(a: &EmulateArgs) -> anyhow::Result<()> {
         (end * 10.0) as u64,
         "{spinner} wall {msg} [{bar:30}] {percent}%",
     );
-    let (summary, figures) = rt.block_on(async {
+    let (summary, figures, live) = rt.block_on(async {
         let started = std::time::Instant::now();
         let ticker = {
             let bar = bar.clone();
@@ -83,7 +83,7 @@ pub fn run(a: &EmulateArgs) -> anyhow::Result<()> {
         let outcome = ppspp_emu::emulate::run(scenario.clone(), seed).await;
         ticker.abort();
         let outcome = outcome.with_context(|| format!("cannot emulate {file}"))?;
-        let (summary, _) = ppspp_emu::results::write(&out, &text, &outcome)
+        let (summary, peers) = ppspp_emu::results::write(&out, &text, &outcome)
             .with_context(|| format!("cannot write results to {}", out.display()))?;
         let failed: Vec<String> = outcome
             .peers
@@ -97,13 +97,18 @@ pub fn run(a: &EmulateArgs) -> anyhow::Result<()> {
                 failed[0]
             );
         }
-        anyhow::Ok((summary, outcome.figures()))
+        let figures = outcome.figures();
+        let live = ppspp_lab::results::live_summary(&outcome.record(&figures), &peers);
+        anyhow::Ok((summary, figures, live))
     })?;
     bar.finish_and_clear();
     print!(
         "{}",
         super::table::render_emulated(&summary, &figures, Some(&out))
     );
+    if let Some(l) = &live {
+        print!("{}", super::table::render_live(l));
+    }
     println!(
         "report        {}",
         out.join(ppspp_lab::report::REPORT_HTML).display()
