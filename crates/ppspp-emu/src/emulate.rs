@@ -10,9 +10,8 @@
 //! kernel, the sockets and the runtime's scheduling are real.
 //!
 //! Not carried over from the simulator: viewers' seeks and a group's
-//! wire-clock offset ([`crate::refuse`] refuses scenarios with them), and
-//! the simulator's rule for when a leecher asks the tracker again (see
-//! `peer_life`). [`crate::results`] writes the run's results folder.
+//! wire-clock offset ([`crate::refuse`] refuses scenarios with them).
+//! [`crate::results`] writes the run's results folder.
 
 use std::net::{Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
@@ -36,7 +35,7 @@ use ppspp_lab::sim::partition::{
     endpoint_config, live_peer, peer_rate_samples, player_config, vod_swarm_setup,
 };
 use ppspp_lab::sim::plan::{self, Leave, PeerPlan};
-use ppspp_lab::sim::tracker::Tracker;
+use ppspp_lab::sim::tracker::{asks_again, Tracker};
 use ppspp_lab::sim::{ProgressSample, RateSample, Startup};
 use ppspp_udp::{NodeConfig, NodeHandle, Report};
 use rand::rngs::Xoshiro256PlusPlus;
@@ -433,6 +432,7 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
         .max(Duration::from_millis(100));
     let mut announce = tokio::time::interval_at(tokio::time::Instant::now() + every, every);
     let mut left = false;
+    let mut announced_have = 0;
     // A live viewer is done when it played the stream to its end, an
     // on-demand leecher when it holds every chunk.
     let watching = leecher && live.is_some();
@@ -462,10 +462,12 @@ async fn peer_life(ctx: Arc<Ctx>, i: u32) -> (EmuPeer, Option<NodeHandle>) {
                 leave_at = completed(&ctx, &plan, &mut out).or(leave_at);
             }
             _ = announce.tick(), if leecher && completing => {
-                // Until it completes, at every interval: the endpoint skips
-                // peers it already has a channel with. (The simulator asks
-                // only when its channels are few or nothing came.)
-                connect_named(&ctx, i, &node, swarm, &mut tracker_rng);
+                // Until it completes, by the simulator's rule.
+                let Ok(r) = node.report(swarm).await else { break };
+                let want = ctx.scenario.swarm.tracker_peers;
+                if asks_again(r.channels, want, r.have, &mut announced_have) {
+                    connect_named(&ctx, i, &node, swarm, &mut tracker_rng);
+                }
             }
         }
     }

@@ -10,8 +10,9 @@
 //! The pieces: [`shaper`], the task that runs the model for every shaped
 //! node; [`refuse`], what of a scenario cannot run in real time (yet);
 //! [`emulate`], a scenario's peers run as real nodes on the scenario's
-//! plan; [`results`], the run's results folder and report, as `ppspp lab
-//! run` writes them; [`cpu`], the process's CPU time. `ppspp lab emulate
+//! plan (a live peer's camera or player running inside its node, `live`);
+//! [`results`], the run's results folder and report, as `ppspp lab run`
+//! writes them; [`cpu`], the process's CPU time. `ppspp lab emulate
 //! SCENARIO` runs them.
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

@@ -75,6 +75,8 @@ pub struct Report {
     pub stats: SwarmStats,
     /// The endpoint's counters.
     pub endpoint: EndpointStats,
+    /// Channels the node has open (all its swarms'), handshaking or not.
+    pub channels: usize,
     /// What the swarm's viewer sees, when it is watched
     /// ([`NodeHandle::watch`]).
     pub playback: Option<Playback>,
@@ -681,6 +683,7 @@ fn apply(
                     complete: ep.is_complete(swarm),
                     stats,
                     endpoint: ep.stats().clone(),
+                    channels: ep.channel_count(),
                     playback: viewers.playback(now, ep, swarm),
                     timers: timers.clone(),
                 }

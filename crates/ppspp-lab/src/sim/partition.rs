@@ -548,10 +548,8 @@ impl Partition {
         self.flush(i);
     }
 
-    /// A leecher still downloading asks the tracker again when it has
-    /// fewer channels than the tracker names, or when no chunk arrived
-    /// since it last looked: its neighbours may all be newcomers with
-    /// nothing yet, an island PEX cannot leave.
+    /// A leecher still downloading asks the tracker again when the rule
+    /// [`super::tracker::asks_again`] says.
     fn announce(&mut self, i: u32, shared: &Shared) {
         let now = self.now;
         let swarm = &shared.scenario.swarm;
@@ -567,9 +565,8 @@ impl Partition {
         }
         let _span = log::peer_span(now, PeerName { shared, host: i }).entered();
         let have = ep.progress(s).map_or(0, |(have, _)| have);
-        let stalled = have == p.announced_have;
-        p.announced_have = have;
-        if ep.channel_count() < swarm.tracker_peers || stalled {
+        let (channels, want) = (ep.channel_count(), swarm.tracker_peers);
+        if super::tracker::asks_again(channels, want, have, &mut p.announced_have) {
             log::control("asking the tracker again");
             for j in shared
                 .tracker

@@ -101,6 +101,19 @@ impl Tracker {
     }
 }
 
+/// Whether a leecher still downloading asks the tracker again at one of
+/// its periodic announces: when it has fewer channels than the tracker
+/// names (`want`), or when no chunk arrived since the last announce (its
+/// neighbours may all be newcomers with nothing yet, an island PEX cannot
+/// leave). `have`: the chunks it holds now; `last_have`: what it held at
+/// the last announce, updated here. The simulator and the emulator both
+/// follow this rule.
+pub fn asks_again(channels: usize, want: usize, have: u64, last_have: &mut u64) -> bool {
+    let stalled = have == *last_have;
+    *last_have = have;
+    channels < want || stalled
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +191,19 @@ mod tests {
         assert_eq!(t.answer(1, before, 5, &mut r), vec![0]);
         let after = left + Duration::from_millis(50);
         assert!(t.answer(1, after, 5, &mut r).is_empty());
+    }
+
+    #[test]
+    fn a_leecher_asks_again_when_short_of_channels_or_stalled() {
+        let mut last = 0;
+        // Nothing came since joining: stalled.
+        assert!(asks_again(6, 6, 0, &mut last));
+        // Chunks came and enough channels: no.
+        assert!(!asks_again(6, 6, 40, &mut last));
+        assert_eq!(last, 40);
+        // Chunks came, too few channels: yes.
+        assert!(asks_again(5, 6, 80, &mut last));
+        // Nothing since: stalled, however many channels.
+        assert!(asks_again(9, 6, 80, &mut last));
     }
 }
