@@ -18,15 +18,13 @@ use std::sync::atomic::{AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 use std::time::Duration;
 
-use ppspp_core::chunk::ChunkSizeError;
-use ppspp_core::merkle::MerkleError;
 use ppspp_core::play::StallSpan;
 use ppspp_core::proto::SwarmHandle;
 use ppspp_core::time::Instant;
-use ppspp_core::{ChunkIndex, ChunkSize, HashFunction};
+use ppspp_core::ChunkIndex;
 use ppspp_lab::content::SyntheticContent;
 use ppspp_lab::live::metrics::LivePeer;
-use ppspp_lab::live::{LiveSetupError, LiveStream};
+use ppspp_lab::live::LiveStream;
 use ppspp_lab::packet::HostId;
 use ppspp_lab::rng::{derive, rng, Stream};
 use ppspp_lab::scenario::{Role, Scenario};
@@ -36,7 +34,7 @@ use ppspp_lab::sim::partition::{
 };
 use ppspp_lab::sim::plan::{self, Leave, PeerPlan};
 use ppspp_lab::sim::tracker::{asks_again, Tracker};
-use ppspp_lab::sim::{ProgressSample, RateSample, Startup};
+use ppspp_lab::sim::{media, BuildError, ProgressSample, RateSample, Startup};
 use ppspp_udp::{NodeConfig, NodeHandle, Report};
 use rand::rngs::Xoshiro256PlusPlus;
 use tokio::sync::{watch, Notify};
@@ -61,18 +59,10 @@ pub enum EmuError {
     /// The scenario asks for what cannot run in real time.
     #[error(transparent)]
     Refused(#[from] Refusal),
-    /// The content's chunk size is not one the core takes.
+    /// The content or the live stream could not be set up (a chunk size
+    /// the core does not take, an unknown hash function, ...).
     #[error(transparent)]
-    ChunkSize(#[from] ChunkSizeError),
-    /// The content's hash function has no implementation.
-    #[error("unknown hash function {0}")]
-    UnknownHash(String),
-    /// The content's hash tree could not be built.
-    #[error(transparent)]
-    Content(#[from] MerkleError),
-    /// The live stream could not be set up.
-    #[error(transparent)]
-    Live(#[from] LiveSetupError),
+    Media(#[from] BuildError),
 }
 
 /// One peer's life in an emulation.
@@ -254,24 +244,8 @@ impl Ctx {
 /// leecher has completed or left.
 pub async fn run(scenario: Scenario, seed: u64) -> Result<Outcome, EmuError> {
     check(&scenario)?;
-    let cs = ChunkSize::new(scenario.content.chunk_size.0)?;
-    let hash = HashFunction::from_name(&scenario.content.hash)
-        .ok_or_else(|| EmuError::UnknownHash(scenario.content.hash.clone()))?;
     let (mut net, plans) = plan::build(&scenario, seed);
-    // As the simulator: a live stream has no content to hash; it starts
-    // when its source arrives.
-    let (content, live) = match &scenario.live {
-        None => (
-            Some(SyntheticContent::new(scenario.content.size.0, cs, hash)?),
-            None,
-        ),
-        Some(spec) => {
-            let mut stream = LiveStream::new(&scenario, spec, cs, seed)?;
-            let source = plans.iter().find(|p| p.role == Role::Seeder);
-            stream.start = Instant::ZERO + source.map_or(Duration::ZERO, |p| p.arrival);
-            (None, Some(stream))
-        }
-    };
+    let (content, live) = media(&scenario, &plans, seed)?;
     let records = Layout {
         scenario: &scenario,
         plans: &plans,

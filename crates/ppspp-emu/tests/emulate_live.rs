@@ -7,6 +7,9 @@
 use ppspp_emu::{emulate, results};
 use ppspp_lab::scenario::{parse, Role};
 
+mod common;
+use common::column;
+
 /// Eight viewers of a 15 s, 1 Mbit/s stream from a 4 Mbit/s source,
 /// joining over 2 s from 1 s on.
 const LIVE: &str = r#"
@@ -59,15 +62,6 @@ upload_slots = 8
 arrival = { kind = "flash", at = "1s", spread = "2s" }
 player = { bitrate = "1Mbit/s", prebuffer = "2s", rebuffer = "1s", max_lag = "8s" }
 "#;
-
-fn column(csv: &str, name: &str) -> Vec<String> {
-    let mut lines = csv.lines();
-    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let i = head.iter().position(|h| *h == name).unwrap();
-    lines
-        .map(|l| l.split(',').nth(i).unwrap_or("").to_string())
-        .collect()
-}
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_live_stream_plays_in_real_time_as_in_the_simulator() {

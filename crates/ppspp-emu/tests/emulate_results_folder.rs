@@ -8,6 +8,7 @@ use ppspp_lab::results::RUN_FILES;
 use ppspp_lab::scenario::parse;
 
 mod common;
+use common::column;
 
 /// The shared flash crowd as four viewers of a 2 Mbit/s video, 300 kB, on
 /// a 6 Mbit/s seeder, its uplink queue and its bytes sent recorded, and
@@ -21,15 +22,6 @@ fn scenario() -> String {
         "{text}player = {{ bitrate = \"2Mbit/s\", prebuffer = \"1s\", rebuffer = \"1s\" }}\n\
          [record]\ninterval = \"250ms\"\nqueues = [\"seeder.up\"]\nrates = [\"seeder\"]\nstartup_bytes = \"100KB\"\n"
     )
-}
-
-fn column(csv: &str, name: &str) -> Vec<String> {
-    let mut lines = csv.lines();
-    let head: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let i = head.iter().position(|h| *h == name).unwrap();
-    lines
-        .map(|l| l.split(',').nth(i).unwrap_or("").to_string())
-        .collect()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -90,6 +90,32 @@ pub enum BuildError {
     Threads(#[from] rayon::ThreadPoolBuildError),
 }
 
+/// What a run of `scenario` streams, with `seed` and its `plans`:
+/// on-demand content (hashed here), or a live stream, which has no content
+/// to hash (its source makes it) and starts when its source arrives. The
+/// simulator and the emulator both start from this.
+pub fn media(
+    scenario: &Scenario,
+    plans: &[plan::PeerPlan],
+    seed: u64,
+) -> Result<(Option<SyntheticContent>, Option<LiveStream>), BuildError> {
+    let cs = ChunkSize::new(scenario.content.chunk_size.0)?;
+    let hash = HashFunction::from_name(&scenario.content.hash)
+        .ok_or_else(|| BuildError::UnknownHash(scenario.content.hash.clone()))?;
+    Ok(match &scenario.live {
+        None => (
+            Some(SyntheticContent::new(scenario.content.size.0, cs, hash)?),
+            None,
+        ),
+        Some(spec) => {
+            let mut stream = LiveStream::new(scenario, spec, cs, seed)?;
+            let source = plans.iter().find(|p| p.role == Role::Seeder);
+            stream.start = Instant::ZERO + source.map_or(Duration::ZERO, |p| p.arrival);
+            (None, Some(stream))
+        }
+    })
+}
+
 /// A simulation built from a scenario, ready to run.
 pub struct Simulation {
     shared: Shared,
@@ -194,23 +220,8 @@ impl Simulation {
         threads: usize,
     ) -> Result<Simulation, BuildError> {
         let seed = seed.unwrap_or(scenario.seed);
-        let cs = ChunkSize::new(scenario.content.chunk_size.0)?;
-        let hash = HashFunction::from_name(&scenario.content.hash)
-            .ok_or_else(|| BuildError::UnknownHash(scenario.content.hash.clone()))?;
         let (net, plans) = plan::build(&scenario, seed);
-        // A live stream has no content to hash: its source makes it.
-        let (content, live) = match &scenario.live {
-            None => (
-                Some(SyntheticContent::new(scenario.content.size.0, cs, hash)?),
-                None,
-            ),
-            Some(spec) => {
-                let mut stream = LiveStream::new(&scenario, spec, cs, seed)?;
-                let source = plans.iter().find(|p| p.role == Role::Seeder);
-                stream.start = Instant::ZERO + source.map_or(Duration::ZERO, |p| p.arrival);
-                (None, Some(stream))
-            }
-        };
+        let (content, live) = media(&scenario, &plans, seed)?;
         let startup = content
             .as_ref()
             .and_then(|c| Startup::of(&scenario, c.chunk_count()));
