@@ -522,13 +522,7 @@ async fn run(
                 None => return Ok(()),
                 Some(cmd) => {
                     let now = clock.now();
-                    let mut state = NodeState {
-                        ep: &mut ep,
-                        viewers: &mut viewers,
-                        agents: &mut agents,
-                        timers: &timers,
-                    };
-                    if let Some(done) = apply(&mut state, now, cmd) {
+                    if let Some(done) = apply(&mut ep, &mut viewers, &mut agents, &timers, now, cmd) {
                         agents.detach_all(now, &mut ep);
                         let mut failures = Vec::new();
                         tracing::debug!("shutting down: closing every channel");
@@ -637,28 +631,16 @@ fn command_swarm(cmd: &Command) -> Option<SwarmHandle> {
     }
 }
 
-/// What of the node's task a command can reach.
-struct NodeState<'a> {
-    ep: &'a mut Endpoint,
-    viewers: &'a mut Viewers,
-    agents: &'a mut Agents,
-    timers: &'a TimerLateness,
-}
-
 /// Applies a command; returns the shutdown acknowledgement to send once the
 /// node has stopped.
 fn apply(
-    state: &mut NodeState<'_>,
+    ep: &mut Endpoint,
+    viewers: &mut Viewers,
+    agents: &mut Agents,
+    timers: &TimerLateness,
     now: Instant,
     cmd: Command,
 ) -> Option<oneshot::Sender<Vec<String>>> {
-    let NodeState {
-        ep,
-        viewers,
-        agents,
-        timers,
-    } = state;
-    let (ep, timers): (&mut Endpoint, &TimerLateness) = (ep, timers);
     let _span = command_swarm(&cmd).map(|h| log::swarm_span(h).entered());
     match cmd {
         Command::AddSwarm(setup, reply) => {
